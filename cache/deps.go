@@ -1,0 +1,3 @@
+package cache
+
+import _ "github.com/redis/go-redis/v9"

@@ -1,0 +1,3 @@
+package compare
+
+import _ "github.com/PuerkitoBio/goquery"

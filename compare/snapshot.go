@@ -1,0 +1,112 @@
+package compare
+
+import (
+	"net/textproto"
+	"time"
+)
+
+// Lane names one of the two ways a page is fetched.
+type Lane string
+
+// The two lanes of an audit.
+const (
+	// LanePlain is one HTTP GET without JavaScript: what AI crawlers receive.
+	LanePlain Lane = "plain"
+	// LaneRender is a headless-Chromium render: what a browser sees.
+	LaneRender Lane = "render"
+)
+
+// Header holds response headers with canonical MIME keys, as in net/http,
+// without importing it.
+type Header map[string][]string
+
+// Get returns the first value of key, or "".
+func (h Header) Get(key string) string {
+	v := h[textproto.CanonicalMIMEHeaderKey(key)]
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+// Values returns every value of key.
+func (h Header) Values(key string) []string {
+	return h[textproto.CanonicalMIMEHeaderKey(key)]
+}
+
+// Redirect is one hop of a redirect chain.
+type Redirect struct {
+	URL      string `json:"url"`
+	Status   int    `json:"status"`
+	Location string `json:"location"`
+}
+
+// Timings are the durations a lane measured.
+type Timings struct {
+	// TTFB is the time from sending the request to the first response byte.
+	TTFB time.Duration
+	// Total is the whole lane, redirects and body included.
+	Total time.Duration
+}
+
+// FailedRequest is a subresource request of the render lane that failed.
+type FailedRequest struct {
+	URL    string `json:"url"`
+	Type   string `json:"type,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// RenderDetails is what only the render lane knows.
+type RenderDetails struct {
+	// Blocked counts requests the lane refused to make, by reason
+	// (image, media, font, analytics, robots, ...).
+	Blocked map[string]int
+	// BlockedURLs lists some of the blocked URLs with their reason, for findings.
+	BlockedURLs []BlockedRequest
+	// ConsoleErrors are console.error messages and failed-resource messages.
+	ConsoleErrors []string
+	// Exceptions are uncaught JavaScript exceptions.
+	Exceptions []string
+	// FailedRequests are subresources that failed to load.
+	FailedRequests []FailedRequest
+	// Requests is the number of requests the page made (blocked ones included).
+	Requests int
+	// Navigations counts main-frame navigations after the first.
+	Navigations int
+	// Settled is false when the network never went quiet before the cap.
+	Settled bool
+}
+
+// BlockedRequest is one request the render lane refused, and why.
+type BlockedRequest struct {
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+	// Rule is the robots.txt rule that disallowed it, when Reason is "robots".
+	Rule string `json:"rule,omitempty"`
+}
+
+// Snapshot is what a lane hands to the extractor: one fetched document and
+// how it was fetched. Body is UTF-8 HTML; it lives only for the audit.
+type Snapshot struct {
+	Lane         Lane
+	RequestedURL string
+	FinalURL     string
+	// Status is the HTTP status of the final response (0 when none arrived).
+	Status int
+	Header Header
+	// ContentType is the media type of the final response, lower-case, no parameters.
+	ContentType string
+	// Body is the document as UTF-8 (decoded from its charset).
+	Body []byte
+	// Bytes is the number of decoded body bytes read (before any truncation note).
+	Bytes int64
+	// Truncated is true when the body hit the lane's size cap.
+	Truncated bool
+	// Charset is the charset the body was decoded from.
+	Charset   string
+	Redirects []Redirect
+	Timings   Timings
+	UserAgent string
+	// Render is set by the render lane only.
+	Render *RenderDetails
+}
