@@ -1,0 +1,186 @@
+// Package testsite serves testdata/site for tests of every package: one
+// httptest server that answers for any host name, records each request
+// (host, path, user agent, overlap per host) and lets a test set robots.txt
+// per host and add handlers. Tests map fake public names (shop.example,
+// www.google-analytics.com, ...) to it through the SSRF guard's resolve rules.
+package testsite
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Hosts are the names tests map to the site by default.
+var Hosts = []string{
+	"shop.example", "other.example", "www.google-analytics.com",
+	"www.googletagmanager.com", "static.hotjar.com",
+}
+
+// Hit is one request the site received.
+type Hit struct {
+	Method    string
+	Host      string // without port
+	Path      string // path and query as sent
+	UserAgent string
+	Start     time.Time
+	End       time.Time
+}
+
+type robots struct {
+	status int
+	body   string
+}
+
+// Site is a running test site.
+type Site struct {
+	*httptest.Server
+
+	dir string
+	mux *http.ServeMux
+
+	mu          sync.Mutex
+	hits        []Hit
+	inflight    map[string]int
+	maxInflight map[string]int
+	robots      map[string]robots
+}
+
+// Dir returns the absolute path of testdata/site.
+func Dir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "site")
+}
+
+// Start serves testdata/site until the test ends.
+func Start(tb testing.TB) *Site {
+	tb.Helper()
+	s := &Site{
+		dir:         Dir(),
+		mux:         http.NewServeMux(),
+		inflight:    map[string]int{},
+		maxInflight: map[string]int{},
+		robots:      map[string]robots{},
+	}
+	s.mux.Handle("/", http.FileServer(http.Dir(s.dir)))
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Handle adds a handler for pattern (http.ServeMux syntax, host-less).
+func (s *Site) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// SetRobots makes host answer /robots.txt with status and body. Without it
+// /robots.txt is 404.
+func (s *Site) SetRobots(host string, status int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.robots[host] = robots{status: status, body: body}
+}
+
+func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	hit := Hit{Method: r.Method, Host: host, Path: r.URL.RequestURI(), UserAgent: r.UserAgent(), Start: time.Now()}
+	s.enter(host)
+	defer func() {
+		hit.End = time.Now()
+		s.leave(host, hit)
+	}()
+	if r.URL.Path == "/robots.txt" {
+		s.serveRobots(w, host)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Site) serveRobots(w http.ResponseWriter, host string) {
+	s.mu.Lock()
+	rb, ok := s.robots[host]
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, nil)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(rb.status)
+	fmt.Fprint(w, rb.body)
+}
+
+func (s *Site) enter(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight[host]++
+	s.maxInflight[host] = max(s.maxInflight[host], s.inflight[host])
+}
+
+func (s *Site) leave(host string, hit Hit) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight[host]--
+	s.hits = append(s.hits, hit)
+}
+
+// Hits returns every finished request so far.
+func (s *Site) Hits() []Hit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Hit(nil), s.hits...)
+}
+
+// HitsOf returns the requests to host whose path starts with prefix.
+func (s *Site) HitsOf(host, prefix string) []Hit {
+	var out []Hit
+	for _, h := range s.Hits() {
+		if h.Host == host && strings.HasPrefix(h.Path, prefix) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// MaxConcurrent is the most requests host ever had in flight at once.
+func (s *Site) MaxConcurrent(host string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInflight[host]
+}
+
+// AddrPort is the site's listening address.
+func (s *Site) AddrPort() netip.AddrPort {
+	return netip.MustParseAddrPort(s.Listener.Addr().String())
+}
+
+// ResolveFlags returns --resolve values ("host:80:127.0.0.1:PORT") mapping
+// each host's port 80 to the site, plus the --allow-addr value for it.
+func (s *Site) ResolveFlags(hosts ...string) (resolve []string, allow string) {
+	if len(hosts) == 0 {
+		hosts = Hosts
+	}
+	for _, h := range hosts {
+		resolve = append(resolve, fmt.Sprintf("%s:80:%s", h, s.AddrPort()))
+	}
+	return resolve, s.AddrPort().String()
+}
+
+// ReadFile returns a file of testdata/site.
+func ReadFile(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(Dir(), name))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
