@@ -1,0 +1,42 @@
+# The two commands of the README: `make run` and `make test`. Both install
+# what they need on a fresh Debian machine with Go.
+SHELL := /bin/bash
+GO    ?= go
+BIN   := bin/lekta
+SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT   := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
+# Arguments for `make run`, e.g. make run ARGS='--addr 127.0.0.1:9090'.
+ARGS  ?=
+
+.PHONY: build run test bench chromium redis vet
+
+build:
+	$(GO) build -o $(BIN) ./cmd/lekta
+
+## run: build, install Chromium if missing, start the server on the embedded store.
+run: build chromium
+	./$(BIN) serve $(ARGS)
+
+## test: install Chromium and redis-server if missing, start Redis if none answers, run every test.
+test: chromium redis vet
+	$(GO) test -race -timeout 25m ./...
+
+vet:
+	$(GO) vet ./...
+
+## bench: Go benchmarks, then warm audits of every test page against a cold chromium --dump-dom.
+bench: chromium redis
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+	$(GO) run ./cmd/lekta-bench
+
+chromium:
+	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then :; \
+	else echo "installing chromium (Debian package)"; $(APT) update -qq && $(APT) install -y -qq chromium >/dev/null; fi
+
+redis:
+	@command -v redis-server >/dev/null || { echo "installing redis-server (Debian package)"; $(APT) update -qq && $(APT) install -y -qq redis-server >/dev/null; }
+	@if ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then \
+		echo "starting redis-server on 127.0.0.1:6379"; \
+		redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no --dir /tmp >/dev/null; \
+		for i in $$(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null && break; sleep 0.1; done; \
+	fi
