@@ -1,7 +1,23 @@
 // Package cache holds the state audits share: the per-host limiter, the
 // result cache, in-flight markers for joining an audit of the same URL, and
-// stored reports. MemoryStore is the embedded default; RedisStore shares the
-// state between processes. Both pass one contract suite.
+// stored reports. MemoryStore is the embedded default for one process;
+// RedisStore shares the state between processes. Both pass one contract
+// suite and implement the same semantics to the millisecond.
+//
+// An audit goes through a Store in this order:
+//
+//	e, ok, err := s.Lookup(ctx, url)        // fresh result? answer it, no charge
+//	a, err := s.Admit(ctx, url, id)         // one atomic decision
+//	switch a.Decision {
+//	case Cached:   // a result appeared since Lookup: a.Entry
+//	case InFlight: // e, err := s.Wait(ctx, url, a.RunningID)
+//	case Refused:  // a.RetryAfter, a.Reason
+//	case Admitted: // audit, then s.Complete(ctx, a.Lease, Outcome{...})
+//	}
+//
+// Reports are opaque bytes to the store. All times (windows, leases, cache
+// age) come from the store's clock: the injected clock of a MemoryStore, the
+// Redis server's TIME for a RedisStore.
 package cache
 
 import (
@@ -10,66 +26,145 @@ import (
 	"time"
 )
 
-// ErrUnavailable: the store could not answer in time; callers fail closed.
+// ErrUnavailable: the store could not answer in time. Callers fail closed:
+// no audit starts (CLI exit 3, API 503 with Retry-After).
 var ErrUnavailable = errors.New("store unavailable")
 
-// ErrNotFound: no such report.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound: no such report, or it has expired.
+var ErrNotFound = errors.New("report not found")
+
+// ErrTooLarge: the report exceeds Limits.MaxReportBytes after compression.
+// Complete stored nothing and the lease is still held: call Complete again
+// with a smaller (for example a failure) report.
+var ErrTooLarge = errors.New("report too large")
+
+// ErrLeaseLost: Complete was called with a lease that had expired (its holder
+// ran past LeaseTTL). The report is stored under its id and joiners receive
+// it, but the URL cache is not written and no newer lease is touched.
+var ErrLeaseLost = errors.New("lease lost")
+
+// ErrAbandoned: the audit Wait joined ended without a result, because its
+// holder crashed and the lease expired. The caller may start over.
+var ErrAbandoned = errors.New("joined audit abandoned")
+
+// ReasonConcurrency is Admission.Reason when the host already runs as many
+// audits as Limits.Concurrency allows. A window's reason is its String form,
+// such as "1/1m".
+const ReasonConcurrency = "concurrency"
 
 // Decision is the outcome of Admit.
 type Decision int
 
 // The outcomes of Admit.
 const (
-	// Admitted: the caller holds the host's lease and must call Complete.
+	// Admitted: the caller holds a lease on the host and must call Complete.
 	Admitted Decision = iota + 1
-	// Cached: a fresh result exists; Entry holds it.
+	// Cached: a fresh result exists; Admission.Entry holds it.
 	Cached
-	// InFlight: the same URL is being audited; call Wait to join it.
+	// InFlight: the same URL is being audited; Wait for Admission.RunningID.
 	InFlight
-	// Refused: a limit says no; RetryAfter and Reason say why.
+	// Refused: a limit says no; Admission.RetryAfter and Reason say why.
 	Refused
 )
 
-// Entry is a stored result: the encoded report and when it was completed.
+// String names the decision for logs.
+func (d Decision) String() string {
+	switch d {
+	case Admitted:
+		return "admitted"
+	case Cached:
+		return "cached"
+	case InFlight:
+		return "in_flight"
+	case Refused:
+		return "refused"
+	}
+	return "unknown"
+}
+
+// Entry is a stored result.
 type Entry struct {
-	ID          string
-	Report      []byte
+	// ID is the report id of the audit that produced the result.
+	ID string
+	// Report is the encoded report, exactly as handed to Complete.
+	Report []byte
+	// CompletedAt is when Complete stored it, by the store's clock.
 	CompletedAt time.Time
-	// Failed marks a result that joiners receive but the cache does not keep.
+	// Age is how old the result was when this read happened, by the
+	// store's clock; it is what a `cached: true` answer shows.
+	Age time.Duration
+	// Failed marks a failure report: joiners and Report receive it, the
+	// URL cache never holds it.
 	Failed bool
 }
 
-// Lease is the right to run one audit of one URL on one host.
+// Outcome is what an audit hands to Complete.
+type Outcome struct {
+	// Report is the encoded report; compressed when large, capped at
+	// Limits.MaxReportBytes after compression.
+	Report []byte
+	// Failed marks a failure: the audit still counted against the windows,
+	// the report is kept by id, the URL is not cached.
+	Failed bool
+}
+
+// Lease is the right to run one audit of one URL on one host. Its ID is the
+// report id given to Admit and is also the owner token: only Complete with
+// this lease releases it, and only while it has not expired.
 type Lease struct {
-	Host  string
-	URL   string
-	ID    string
-	Token string
+	// Host is the limiter key: the URL's hostname, lower case, no port.
+	Host string
+	// URL is the normalised URL as given to Admit.
+	URL string
+	// ID is the report id and owner token.
+	ID string
 }
 
 // Admission is the answer of Admit.
 type Admission struct {
 	Decision Decision
-	Lease    Lease  // Admitted
-	Entry    Entry  // Cached
-	ID       string // InFlight: the report id of the running audit
-	// Refused:
+	// Lease is set when Admitted.
+	Lease Lease
+	// Entry is set when Cached.
+	Entry Entry
+	// RunningID is set when InFlight: the report id of the running audit.
+	RunningID string
+	// RetryAfter is set when Refused: the longest wait among the violated
+	// constraints, to the millisecond. For concurrency it is the time until
+	// the earliest running lease expires, an upper bound.
 	RetryAfter time.Duration
-	Reason     string // "concurrency" or the violated window, e.g. "rate:1/1m"
+	// Reason is set when Refused: ReasonConcurrency or the window with the
+	// longest wait, as Window.String gives it ("1/1m", "5/1h"). Ties go to
+	// concurrency, then to the earlier window.
+	Reason string
 }
 
-// Store is the shared state of audits.
+// Store is the shared state of audits. URLs must be normalised by the caller
+// (policy); the store keys limits by their lower-case hostname without port
+// and caches by the exact URL string.
 type Store interface {
-	// Lookup returns a fresh cached result for url.
+	// Lookup returns a fresh cached result for url, with its age. It never
+	// charges the limiter. A failed audit is never cached.
 	Lookup(ctx context.Context, url string) (Entry, bool, error)
-	// Admit decides atomically for an audit of url on host, to be stored under id.
-	Admit(ctx context.Context, host, url, id string) (Admission, error)
-	// Wait blocks until the in-flight audit of url completes and returns its entry.
-	Wait(ctx context.Context, url string) (Entry, error)
-	// Complete stores the result (cached unless e.Failed) and releases the lease in one step.
-	Complete(ctx context.Context, l Lease, e Entry) error
-	// Report returns a stored report by id.
+	// Admit decides atomically: Cached if a fresh result exists, InFlight if
+	// the same URL is running, else Admitted (the start counts against every
+	// window, even if the audit later fails) or Refused (which counts
+	// against nothing). Calling it again with the same id while the lease is
+	// held returns the same lease and counts nothing new.
+	Admit(ctx context.Context, url, id string) (Admission, error)
+	// Wait joins the running audit id of url and returns its entry when it
+	// completes, a failure included (Entry.Failed). ErrAbandoned if it ended
+	// without a result.
+	Wait(ctx context.Context, url, id string) (Entry, error)
+	// Complete stores the report under the lease's id, then in one atomic
+	// step caches it for the URL (unless it failed), releases the lease and
+	// wakes joiners. Repeating a successful Complete is a no-op. An expired
+	// lease gets ErrLeaseLost; a report over the cap ErrTooLarge.
+	Complete(ctx context.Context, l Lease, o Outcome) error
+	// Report returns a stored report by id, or ErrNotFound.
 	Report(ctx context.Context, id string) (Entry, error)
+	// Ping checks that the store can answer (for readiness probes).
+	Ping(ctx context.Context) error
+	// Close releases the store's connections.
 	Close() error
 }

@@ -1,3 +1,0 @@
-package cache
-
-import _ "github.com/redis/go-redis/v9"
