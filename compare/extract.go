@@ -1,6 +1,321 @@
 package compare
 
-// Extract reads a lane's snapshot into a Page. Both lanes use it.
+import (
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+)
+
+// Options tune ExtractWith.
+type Options struct {
+	// BotToken is the auditing bot's robots product token: robots metas and
+	// X-Robots-Tag rules addressed to it count for Noindex and Nofollow like
+	// generic ones. "" means DefaultBotToken.
+	BotToken string
+}
+
+// Extract reads a lane's snapshot into a Page. Both lanes use it. A nil
+// snapshot gives an empty Page. Robots rules are read for DefaultBotToken.
 func Extract(s *Snapshot) *Page {
-	return &Page{}
+	return ExtractWith(s, Options{})
+}
+
+// ExtractWith is Extract with options. It never fails: what a broken or
+// hostile document does not yield stays empty, and caps are named in
+// Page.Truncated. The body is parsed only when ContentType is empty or HTML.
+func ExtractWith(s *Snapshot, opts Options) *Page {
+	p := &Page{
+		Hreflang:         []Alternate{},
+		H1:               []string{},
+		Headings:         []Heading{},
+		Links:            []Link{},
+		ImagesMissingAlt: []string{},
+		JSONLD:           []JSONLD{},
+		JSONLDTypes:      []string{},
+	}
+	if s == nil {
+		return p
+	}
+	token := opts.BotToken
+	if token == "" {
+		token = DefaultBotToken
+	}
+	x := &extractor{page: p, t: truncation{}, token: strings.ToLower(token), lane: s.Lane}
+	pageURL := s.FinalURL
+	if pageURL == "" {
+		pageURL = s.RequestedURL
+	}
+	if u, err := url.Parse(pageURL); err == nil && u.IsAbs() {
+		x.pageURL, x.base = u, u
+	}
+	x.headers(s.Header)
+	if isHTML(s.ContentType) {
+		root, deep := parseDocument(s.Body, s.Lane == LaneRender)
+		p.DeepNesting = deep
+		if root != nil {
+			x.document(root)
+		}
+	}
+	x.finish()
+	return p
+}
+
+// isHTML reports whether a media type is one the extractor parses.
+func isHTML(ct string) bool {
+	ct, _, _ = strings.Cut(ct, ";")
+	switch strings.ToLower(strings.TrimSpace(ct)) {
+	case "", "text/html", "application/xhtml+xml":
+		return true
+	}
+	return false
+}
+
+// extractor holds the state of one Extract call.
+type extractor struct {
+	page  *Page
+	t     truncation
+	token string
+	lane  Lane
+	// pageURL is the final URL; base is the document base (<base href>).
+	pageURL, base *url.URL
+
+	robotsMeta []string
+	// tokenMeta holds the contents of robots metas named for the bot's token.
+	tokenMeta   []string
+	xRobots     []xRobotsRule
+	canonicals  []string
+	words       wordCounter
+	linkKeys    map[uint64]struct{}
+	jsonLDTypes map[string]bool
+}
+
+// headers reads X-Robots-Tag and the Link header canonical.
+func (x *extractor) headers(h Header) {
+	for _, v := range h.Values("X-Robots-Tag") {
+		x.xRobots = append(x.xRobots, parseXRobotsTag(v)...)
+		if len(x.page.XRobotsTag) >= maxXRobotsTag {
+			x.t.mark("x_robots_tag")
+			continue
+		}
+		x.page.XRobotsTag = append(x.page.XRobotsTag, x.t.cleanText("x_robots_tag", v, maxText))
+	}
+	for _, v := range h.Values("Link") {
+		for _, target := range linkHeaderTargets(v, "canonical") {
+			if x.page.CanonicalHeader == "" {
+				x.page.CanonicalHeader = x.resolve(x.pageURL, target, "canonical_header", false)
+			}
+		}
+	}
+}
+
+// document reads everything from the parsed document.
+func (x *extractor) document(root *html.Node) {
+	doc := goquery.NewDocumentFromNode(root)
+	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && x.base != nil {
+		if u, err := x.base.Parse(strings.TrimSpace(href)); err == nil {
+			x.base = u
+		}
+	}
+	lang, _ := doc.Find("html").First().Attr("lang")
+	x.page.Lang = x.t.cleanText("lang", lang, 64)
+	doc.Find("title").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		if s.Get(0).Namespace != "" {
+			return true
+		}
+		x.page.Title = x.t.cleanText("title", s.Text(), maxText)
+		return false
+	})
+	doc.Find("meta").Each(func(_ int, s *goquery.Selection) { x.meta(s) })
+	doc.Find("link[href]").Each(func(_ int, s *goquery.Selection) { x.linkElement(s) })
+	doc.Find("script").Each(func(_ int, s *goquery.Selection) { x.script(s) })
+	x.walk(root)
+}
+
+// meta reads one <meta> element.
+func (x *extractor) meta(s *goquery.Selection) {
+	content, ok := s.Attr("content")
+	if !ok {
+		return
+	}
+	name := strings.ToLower(strings.TrimSpace(s.AttrOr("name", "")))
+	prop := strings.ToLower(strings.TrimSpace(s.AttrOr("property", "")))
+	switch {
+	case name == "description":
+		if x.page.MetaDescription == "" {
+			x.page.MetaDescription = x.t.cleanText("meta_description", content, maxText)
+		}
+	case name == "robots":
+		x.robotsMeta = append(x.robotsMeta, content)
+	case isBotMetaName(name):
+		x.botMeta(name, content)
+	}
+	if prop == "" && strings.HasPrefix(name, "og:") {
+		prop = name
+	}
+	og := &x.page.OpenGraph
+	switch prop {
+	case "og:title":
+		setOnce(&og.Title, x.t.cleanText("open_graph", content, maxText))
+	case "og:description":
+		setOnce(&og.Description, x.t.cleanText("open_graph", content, maxText))
+	case "og:type":
+		setOnce(&og.Type, x.t.cleanText("open_graph", content, 64))
+	case "og:image":
+		setOnce(&og.Image, x.resolve(x.base, content, "open_graph", false))
+	case "og:url":
+		setOnce(&og.URL, x.resolve(x.base, content, "open_graph", false))
+	}
+}
+
+// setOnce sets *dst to v unless it already holds a value.
+func setOnce(dst *string, v string) {
+	if *dst == "" {
+		*dst = v
+	}
+}
+
+// botMeta records a robots meta addressed to one crawler.
+func (x *extractor) botMeta(name, content string) {
+	name, _ = clip(name, 64)
+	if x.page.BotRobots == nil {
+		x.page.BotRobots = map[string]string{}
+	}
+	content = x.t.cleanText("bot_robots", content, maxText)
+	prev, seen := x.page.BotRobots[name]
+	switch {
+	case seen:
+		joined, cut := clip(prev+", "+content, maxText)
+		if cut {
+			x.t.mark("bot_robots")
+		}
+		x.page.BotRobots[name] = joined
+	case len(x.page.BotRobots) >= maxBotRobots:
+		x.t.mark("bot_robots")
+	default:
+		x.page.BotRobots[name] = content
+	}
+	if name == x.token {
+		x.tokenMeta = append(x.tokenMeta, content)
+	}
+}
+
+// linkElement reads one <link href>: canonical and hreflang alternates.
+func (x *extractor) linkElement(s *goquery.Selection) {
+	href := s.AttrOr("href", "")
+	for _, rel := range strings.Fields(strings.ToLower(s.AttrOr("rel", ""))) {
+		switch rel {
+		case "canonical":
+			if c := x.resolve(x.base, href, "canonical", false); c != "" {
+				x.canonicals = append(x.canonicals, c)
+			}
+		case "alternate":
+			lang, ok := s.Attr("hreflang")
+			if !ok {
+				continue
+			}
+			if len(x.page.Hreflang) >= maxHreflang {
+				x.t.mark("hreflang")
+				continue
+			}
+			x.page.Hreflang = append(x.page.Hreflang, Alternate{
+				Lang: x.t.cleanText("hreflang", lang, 64),
+				Href: x.resolve(x.base, href, "hreflang", false),
+			})
+		}
+	}
+}
+
+// script reads one JSON-LD block.
+func (x *extractor) script(s *goquery.Selection) {
+	typ, _, _ := strings.Cut(s.AttrOr("type", ""), ";")
+	if !strings.EqualFold(strings.TrimSpace(typ), "application/ld+json") {
+		return
+	}
+	if len(x.page.JSONLD) >= maxJSONLD {
+		x.t.mark("json_ld")
+		return
+	}
+	block := parseJSONLD(s.Text(), x.t)
+	x.page.JSONLD = append(x.page.JSONLD, block)
+	if x.jsonLDTypes == nil {
+		x.jsonLDTypes = map[string]bool{}
+	}
+	for _, typ := range block.Types {
+		x.jsonLDTypes[typ] = true
+	}
+}
+
+// resolve resolves ref against base and returns it as a capped string, or
+// "" when ref is empty or not a URL. With link set, only http(s) targets are
+// kept and the fragment is dropped.
+func (x *extractor) resolve(base *url.URL, ref, field string, link bool) string {
+	ref = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(ref))
+	if ref == "" {
+		return ""
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if link {
+		if u.Scheme != "http" && u.Scheme != "https" && (base != nil || u.Scheme != "") {
+			return ""
+		}
+		u.Fragment, u.RawFragment = "", ""
+	}
+	out, cut := clip(u.String(), maxURL)
+	if cut {
+		x.t.mark(field)
+	}
+	return out
+}
+
+// finish derives the fields that need the whole document.
+func (x *extractor) finish() {
+	p := x.page
+	p.MetaRobots = x.t.cleanText("meta_robots", strings.Join(x.robotsMeta, ", "), maxText)
+	for _, c := range slices.Concat(x.robotsMeta, x.tokenMeta) {
+		d := parseDirectives(c)
+		p.Noindex = p.Noindex || d.noindex
+		p.Nofollow = p.Nofollow || d.nofollow
+	}
+	for _, r := range x.xRobots {
+		if r.agent == "" || r.agent == x.token {
+			p.Noindex = p.Noindex || r.d.noindex
+			p.Nofollow = p.Nofollow || r.d.nofollow
+		}
+	}
+	if len(x.canonicals) > 0 {
+		p.Canonical = x.canonicals[0]
+		for _, c := range x.canonicals[1:] {
+			if c != p.Canonical {
+				p.CanonicalConflict = true
+			}
+		}
+	}
+	for typ := range x.jsonLDTypes {
+		p.JSONLDTypes = append(p.JSONLDTypes, typ)
+	}
+	slices.Sort(p.JSONLDTypes)
+	p.WordCount = x.words.total
+	p.words = x.words.keys
+	if x.words.full {
+		x.t.mark("words")
+	}
+	p.linkKeys = x.linkKeys
+	for f := range x.t {
+		p.Truncated = append(p.Truncated, f)
+	}
+	slices.Sort(p.Truncated)
 }

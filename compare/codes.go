@@ -1,0 +1,171 @@
+package compare
+
+import "slices"
+
+// Finding codes. They are stable: reports, the README and API clients rely
+// on them. FindingCodes describes each one.
+const (
+	CodeTitleRenderOnly           = "title.render_only"
+	CodeTitlePlainOnly            = "title.plain_only"
+	CodeTitleChanged              = "title.changed"
+	CodeTitleMissing              = "title.missing"
+	CodeMetaDescriptionRenderOnly = "meta_description.render_only"
+	CodeMetaDescriptionPlainOnly  = "meta_description.plain_only"
+	CodeMetaDescriptionChanged    = "meta_description.changed"
+	CodeCanonicalRenderOnly       = "canonical.render_only"
+	CodeCanonicalPlainOnly        = "canonical.plain_only"
+	CodeCanonicalChanged          = "canonical.changed"
+	CodeCanonicalHeaderMismatch   = "canonical.header_mismatch"
+	CodeCanonicalConflicting      = "canonical.conflicting"
+	CodeRobotsNoindexRenderOnly   = "robots.noindex_render_only"
+	CodeRobotsNoindexPlainOnly    = "robots.noindex_plain_only"
+	CodeRobotsNofollowRenderOnly  = "robots.nofollow_render_only"
+	CodeRobotsNofollowPlainOnly   = "robots.nofollow_plain_only"
+	CodeRobotsNoindex             = "robots.noindex"
+	CodeRobotsNofollow            = "robots.nofollow"
+	CodeRobotsChanged             = "robots.changed"
+	CodeRobotsBotMetaChanged      = "robots.bot_meta_changed"
+	CodeXRobotsTagChanged         = "x_robots_tag.changed"
+	CodeLangRenderOnly            = "lang.render_only"
+	CodeLangPlainOnly             = "lang.plain_only"
+	CodeLangChanged               = "lang.changed"
+	CodeHreflangRenderOnly        = "hreflang.render_only"
+	CodeHreflangPlainOnly         = "hreflang.plain_only"
+	CodeHreflangChanged           = "hreflang.changed"
+	CodeH1RenderOnly              = "h1.render_only"
+	CodeH1PlainOnly               = "h1.plain_only"
+	CodeH1Changed                 = "h1.changed"
+	CodeHeadingsRenderOnly        = "headings.render_only"
+	CodeHeadingsPlainOnly         = "headings.plain_only"
+	CodeJSONLDRenderOnly          = "json_ld.render_only"
+	CodeJSONLDPlainOnly           = "json_ld.plain_only"
+	CodeJSONLDInvalid             = "json_ld.invalid"
+	CodeLinksRenderOnly           = "links.render_only"
+	CodeLinksPlainOnly            = "links.plain_only"
+	CodeContentRenderOnly         = "content.render_only"
+	CodeContentPlainOnly          = "content.plain_only"
+	CodeOpenGraphRenderOnly       = "open_graph.render_only"
+	CodeOpenGraphPlainOnly        = "open_graph.plain_only"
+	CodeOpenGraphChanged          = "open_graph.changed"
+	CodeImagesMissingAlt          = "images.missing_alt"
+	CodeStatusDiffers             = "status.differs"
+	CodeStatusNotOK               = "status.not_ok"
+	CodeFinalURLDiffers           = "final_url.differs"
+	CodePlainMissing              = "plain.missing"
+	CodePlainTruncated            = "plain.truncated"
+	CodePlainNotHTML              = "plain.not_html"
+	CodeRenderMissing             = "render.missing"
+	CodeRenderTruncated           = "render.truncated"
+	CodeRenderConsoleErrors       = "render.console_errors"
+	CodeRenderExceptions          = "render.exceptions"
+	CodeRenderBlockedRobots       = "render.blocked_robots"
+	CodeRenderFailedRequests      = "render.failed_requests"
+	CodeRenderNotSettled          = "render.not_settled"
+	CodeRenderNavigated           = "render.navigated"
+	CodeHTMLTooDeep               = "html.too_deep"
+	CodeExtractTruncated          = "extract.truncated"
+)
+
+// CodeInfo describes one finding code, for the report page and the README.
+type CodeInfo struct {
+	Code string `json:"code"`
+	// Severity is the highest severity a finding with this code can have.
+	Severity Severity `json:"severity"`
+	// Explanation is one paragraph for site owners: what the finding means
+	// and what to do about it.
+	Explanation string `json:"explanation"`
+}
+
+// codeTable is the one list of finding codes; Diff only emits codes in it.
+var codeTable = []CodeInfo{
+	{CodeTitleRenderOnly, SeverityCritical, "The <title> exists only after JavaScript runs. AI crawlers and other fetchers that do not render see a page without a title and have to guess what it is about. Put the title in the HTML the server sends."},
+	{CodeTitlePlainOnly, SeverityWarning, "The server HTML has a <title> but scripts remove it, so browsers and rendering search engines see no title. Stop the script from clearing document.title."},
+	{CodeTitleChanged, SeverityWarning, "Scripts replace the server's <title> with another one. AI crawlers keep the server's title while browsers and Google show the scripted one; make the server send the final title."},
+	{CodeTitleMissing, SeverityWarning, "Neither the server HTML nor the rendered page has a <title>. Every indexable page should have a short, specific title."},
+	{CodeMetaDescriptionRenderOnly, SeverityWarning, "The meta description is added by JavaScript. Fetchers that do not render never see it and write their own snippet; put it in the server HTML."},
+	{CodeMetaDescriptionPlainOnly, SeverityInfo, "The server HTML has a meta description that scripts remove. Browsers and rendering crawlers see none."},
+	{CodeMetaDescriptionChanged, SeverityInfo, "Scripts change the meta description, so AI crawlers and rendering search engines read different summaries of the page. Serve the final description in the HTML."},
+	{CodeCanonicalRenderOnly, SeverityWarning, "The canonical link is added by JavaScript. Fetchers that do not render miss it and may index duplicate URLs; put <link rel=\"canonical\"> in the server HTML."},
+	{CodeCanonicalPlainOnly, SeverityWarning, "The server HTML declares a canonical URL that scripts remove. Rendering search engines then see no canonical; keep the element in the DOM."},
+	{CodeCanonicalChanged, SeverityCritical, "The server HTML and the rendered page name different canonical URLs. Search engines receive conflicting signals and AI crawlers follow the server's one; make both the same."},
+	{CodeCanonicalHeaderMismatch, SeverityWarning, "The canonical in the Link response header differs from the <link rel=\"canonical\"> element. Send one canonical URL in both places."},
+	{CodeCanonicalConflicting, SeverityWarning, "The document has several canonical links pointing to different URLs; search engines then ignore all of them. Keep exactly one."},
+	{CodeRobotsNoindexRenderOnly, SeverityCritical, "Scripts add a noindex that the server HTML lacks. Rendering search engines such as Google drop the page from their index, while AI crawlers that do not render still index it. Decide which you want and serve it in the HTML."},
+	{CodeRobotsNoindexPlainOnly, SeverityCritical, "The server HTML says noindex and scripts remove it. Crawlers that do not render (AI crawlers) obey the noindex, and Google may not render a page marked noindex at all, so the page is likely not indexed anywhere. Remove noindex from the server HTML if the page should be found."},
+	{CodeRobotsNofollowRenderOnly, SeverityWarning, "Scripts add nofollow, so rendering crawlers stop following the page's links while non-rendering ones follow them."},
+	{CodeRobotsNofollowPlainOnly, SeverityWarning, "The server HTML says nofollow and scripts remove it; crawlers that do not render will not follow the page's links."},
+	{CodeRobotsNoindex, SeverityInfo, "Both lanes say noindex: the page asks every robot (or this bot) not to index it. Fine if intended."},
+	{CodeRobotsNofollow, SeverityInfo, "Both lanes say nofollow: robots are asked not to follow the page's links. Fine if intended."},
+	{CodeRobotsChanged, SeverityInfo, "Scripts change the robots meta content (for example max-snippet) without changing index or follow. Crawlers that do not render read the server's version."},
+	{CodeRobotsBotMetaChanged, SeverityWarning, "Robots metas addressed to one crawler (googlebot, gptbot, ...) differ between the server HTML and the rendered page, so that crawler may be told something different from what you see in the browser."},
+	{CodeXRobotsTagChanged, SeverityWarning, "The X-Robots-Tag response header differs between the plain fetch and the browser's request. The server may answer bots differently; check that every client gets the directives you intend."},
+	{CodeLangRenderOnly, SeverityWarning, "The <html lang> attribute is set by JavaScript. Fetchers that do not render cannot tell the page's language; set it in the server HTML."},
+	{CodeLangPlainOnly, SeverityInfo, "Scripts remove the <html lang> attribute of the server HTML."},
+	{CodeLangChanged, SeverityWarning, "Scripts change the page language declared in <html lang>. AI crawlers read the server's language; serve the right one."},
+	{CodeHreflangRenderOnly, SeverityWarning, "hreflang alternates are added by JavaScript, so fetchers that do not render do not learn about the page's language versions. Put them in the server HTML or a Link header."},
+	{CodeHreflangPlainOnly, SeverityInfo, "Scripts remove hreflang alternates that the server HTML declares."},
+	{CodeHreflangChanged, SeverityWarning, "The hreflang alternates differ between the server HTML and the rendered page. Serve one consistent set."},
+	{CodeH1RenderOnly, SeverityWarning, "The page's <h1> exists only after JavaScript runs, so AI crawlers see no main heading. Render it on the server."},
+	{CodeH1PlainOnly, SeverityWarning, "The server HTML has an <h1> that scripts remove or replace with nothing."},
+	{CodeH1Changed, SeverityInfo, "Scripts change the text of the <h1>. AI crawlers read the server's heading."},
+	{CodeHeadingsRenderOnly, SeverityInfo, "Some subheadings (h2–h6) exist only after JavaScript runs, so the outline AI crawlers see is incomplete."},
+	{CodeHeadingsPlainOnly, SeverityInfo, "Some subheadings (h2–h6) in the server HTML are removed by scripts."},
+	{CodeJSONLDRenderOnly, SeverityWarning, "Structured data (JSON-LD) is injected by JavaScript. Fetchers that do not render miss these types entirely; put the JSON-LD in the server HTML."},
+	{CodeJSONLDPlainOnly, SeverityInfo, "Structured data types present in the server HTML are gone after scripts run."},
+	{CodeJSONLDInvalid, SeverityWarning, "A JSON-LD block is not valid JSON, so every consumer ignores it. Fix the syntax."},
+	{CodeLinksRenderOnly, SeverityCritical, "Links that exist only after JavaScript runs cannot be discovered by crawlers that do not render. Critical when most of the rendered page's links are missing from the server HTML (at least three), a warning otherwise. Render navigation and product links as plain <a href> in the server HTML."},
+	{CodeLinksPlainOnly, SeverityInfo, "Links in the server HTML are removed by scripts; browsers and rendering crawlers do not see them."},
+	{CodeContentRenderOnly, SeverityCritical, "Part of the page's text appears only after JavaScript runs, so AI crawlers that do not render never read it. Critical when the server HTML has less than half of the rendered words, a warning below 90%. Serve the content in the HTML (server-side rendering or pre-rendering)."},
+	{CodeContentPlainOnly, SeverityInfo, "The server HTML has text that the rendered page does not show (for example <noscript> content or text scripts replace). AI crawlers read it; browsers do not."},
+	{CodeOpenGraphRenderOnly, SeverityWarning, "Open Graph tags are added by JavaScript. Link previews in chat apps and social networks do not run scripts and show no title or image; put og: tags in the server HTML."},
+	{CodeOpenGraphPlainOnly, SeverityInfo, "Scripts remove Open Graph tags that the server HTML has."},
+	{CodeOpenGraphChanged, SeverityInfo, "Scripts change Open Graph tags; link previews use the server's values."},
+	{CodeImagesMissingAlt, SeverityInfo, "Some images have no alt attribute, so crawlers and screen readers cannot tell what they show. Add alt text (alt=\"\" for decoration)."},
+	{CodeStatusDiffers, SeverityCritical, "The plain fetch and the browser got different HTTP statuses for the same URL. Critical when only one of them succeeded: the server may treat bots differently."},
+	{CodeStatusNotOK, SeverityCritical, "The page did not answer with a 2xx status in this lane, so crawlers do not index its content."},
+	{CodeFinalURLDiffers, SeverityWarning, "The two lanes ended at different URLs after redirects. The server redirects bots and browsers differently."},
+	{CodePlainMissing, SeverityWarning, "The plain lane produced no document (it failed or timed out), so nothing could be compared; the report shows the rendered page alone."},
+	{CodePlainTruncated, SeverityWarning, "The server HTML was larger than the plain lane reads; the extract covers only the first part. Very large HTML is also cut off by many crawlers."},
+	{CodePlainNotHTML, SeverityWarning, "The URL did not answer with an HTML document, so there is no page content to compare."},
+	{CodeRenderMissing, SeverityWarning, "The browser lane produced no document (it failed or timed out), so nothing could be compared; the report shows the server HTML alone."},
+	{CodeRenderTruncated, SeverityWarning, "The rendered document was larger than the render lane keeps; the extract covers only the first part."},
+	{CodeRenderConsoleErrors, SeverityInfo, "The page logged errors to the browser console while rendering. They may explain missing content."},
+	{CodeRenderExceptions, SeverityWarning, "Scripts threw uncaught exceptions while rendering, so content they should produce may be missing for browsers and rendering crawlers too."},
+	{CodeRenderBlockedRobots, SeverityWarning, "robots.txt disallows resources the page needs to render (scripts, data). Rendering crawlers cannot load them either, so they may see a broken page; allow them."},
+	{CodeRenderFailedRequests, SeverityInfo, "Some resources the page requested failed to load while rendering."},
+	{CodeRenderNotSettled, SeverityWarning, "The page kept loading until the render lane's cap, so the rendered view may be incomplete. Pages that never go quiet are hard for rendering crawlers too."},
+	{CodeRenderNavigated, SeverityWarning, "A script navigated the browser to another page. Crawlers that do not run JavaScript stay on the first one; use a server redirect instead."},
+	{CodeHTMLTooDeep, SeverityInfo, "Elements nest more than 512 deep. Browsers and parsers flatten such markup and some fetchers give up; simplify it."},
+	{CodeExtractTruncated, SeverityInfo, "The page has more of something (links, headings, images, ...) than a report keeps; the report lists the first ones and names the fields it cut."},
+}
+
+// codeIndex maps a code to its CodeInfo.
+var codeIndex = func() map[string]CodeInfo {
+	m := make(map[string]CodeInfo, len(codeTable))
+	for _, c := range codeTable {
+		m[c.Code] = c
+	}
+	return m
+}()
+
+// FindingCodes returns every finding code Diff can produce, sorted by code.
+// The slice is a fresh copy.
+func FindingCodes() []CodeInfo {
+	out := slices.Clone(codeTable)
+	slices.SortFunc(out, func(a, b CodeInfo) int {
+		switch {
+		case a.Code < b.Code:
+			return -1
+		case a.Code > b.Code:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// LookupCode returns the description of a finding code.
+func LookupCode(code string) (CodeInfo, bool) {
+	c, ok := codeIndex[code]
+	return c, ok
+}

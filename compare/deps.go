@@ -1,3 +1,0 @@
-package compare
-
-import _ "github.com/PuerkitoBio/goquery"

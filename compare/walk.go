@@ -1,0 +1,259 @@
+package compare
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// collector gathers the text of an open <a> or heading element.
+type collector struct {
+	n    *html.Node
+	text strings.Builder
+	// alt is the alt text of the first image inside a link.
+	alt string
+}
+
+// maxCollectors bounds the open link and heading elements whose text is
+// gathered at once; the parser rarely nests them more than two deep.
+const maxCollectors = 8
+
+// walk visits the document once, in order, without recursion (so any depth
+// is safe), collecting visible words, links, headings and images without alt.
+func (x *extractor) walk(root *html.Node) {
+	var open []*collector
+	var hidden *html.Node // outermost element with the hidden attribute
+	n := root
+	for n != nil {
+		descend := true
+		switch n.Type {
+		case html.TextNode:
+			if hidden == nil {
+				x.words.add(n.Data)
+			}
+			for _, c := range open {
+				if c.text.Len() < 4*maxText {
+					c.text.WriteString(n.Data)
+				}
+			}
+		case html.ElementNode:
+			descend = x.enter(n)
+			if descend && hidden == nil && isHidden(n) {
+				hidden = n
+			}
+			if descend && n.Namespace == "" && len(open) < maxCollectors &&
+				(n.DataAtom == atom.A && hasAttr(n, "href") || headingLevel(n) > 0) {
+				open = append(open, &collector{n: n})
+			}
+			if n.DataAtom == atom.Img && n.Namespace == "" {
+				for _, c := range open {
+					if c.alt == "" && c.n.DataAtom == atom.A {
+						c.alt = attr(n, "alt")
+					}
+				}
+			}
+		}
+		if descend && n.FirstChild != nil {
+			n = n.FirstChild
+			continue
+		}
+		// Leave n and every ancestor that has no next sibling.
+		for n != nil {
+			if len(open) > 0 && open[len(open)-1].n == n {
+				x.leave(open[len(open)-1])
+				open = open[:len(open)-1]
+			}
+			if hidden == n {
+				hidden = nil
+			}
+			if n == root {
+				n = nil
+				break
+			}
+			if n.NextSibling != nil {
+				n = n.NextSibling
+				break
+			}
+			n = n.Parent
+		}
+	}
+}
+
+// enter handles an element as the walk reaches it and says whether to visit
+// its children.
+func (x *extractor) enter(n *html.Node) bool {
+	if n.Namespace != "" {
+		return true
+	}
+	switch n.DataAtom {
+	case atom.Head, atom.Script, atom.Style, atom.Iframe, atom.Noembed, atom.Noframes, atom.Object:
+		return false
+	case atom.Template:
+		// Declarative shadow roots (how a browser serializes open shadow
+		// roots) are rendered; other templates are inert.
+		return hasAttr(n, "shadowrootmode") || hasAttr(n, "shadowroot")
+	case atom.Noscript:
+		// With scripting on (render lane) noscript content is never shown.
+		return x.lane != LaneRender
+	case atom.Img:
+		if !hasAttr(n, "alt") {
+			x.imageMissingAlt(n)
+		}
+	}
+	return true
+}
+
+// leave finishes a link or heading once all its text is in.
+func (x *extractor) leave(c *collector) {
+	n := c.n
+	if level := headingLevel(n); level > 0 {
+		x.heading(level, c.text.String())
+		return
+	}
+	href := strings.TrimSpace(attr(n, "href"))
+	if href == "" || strings.HasPrefix(href, "#") {
+		return
+	}
+	resolved := x.resolve(x.base, href, "links", true)
+	if resolved == "" {
+		return
+	}
+	x.page.LinkCount++
+	if x.linkKeys == nil {
+		x.linkKeys = map[uint64]struct{}{}
+	}
+	if len(x.linkKeys) < maxLinkKeys {
+		x.linkKeys[hashString(resolved)] = struct{}{}
+	}
+	if len(x.page.Links) >= maxLinks {
+		x.t.mark("links")
+		return
+	}
+	text := x.t.cleanText("links", c.text.String(), maxAnchorText)
+	for _, fallback := range []string{c.alt, attr(n, "aria-label"), attr(n, "title")} {
+		if text != "" {
+			break
+		}
+		text = x.t.cleanText("links", fallback, maxAnchorText)
+	}
+	x.page.Links = append(x.page.Links, Link{
+		Href:     resolved,
+		Rel:      x.t.cleanText("links", strings.ToLower(attr(n, "rel")), 64),
+		Text:     text,
+		Internal: x.isInternal(resolved),
+	})
+}
+
+// heading records one h1–h6.
+func (x *extractor) heading(level int, text string) {
+	text = x.t.cleanText("headings", text, maxText)
+	if level == 1 {
+		if len(x.page.H1) < maxH1 {
+			x.page.H1 = append(x.page.H1, text)
+		} else {
+			x.t.mark("h1")
+		}
+	}
+	if len(x.page.Headings) >= maxHeadings {
+		x.t.mark("headings")
+		return
+	}
+	x.page.Headings = append(x.page.Headings, Heading{Level: level, Text: text})
+}
+
+// imageMissingAlt records an <img> without an alt attribute.
+func (x *extractor) imageMissingAlt(n *html.Node) {
+	if len(x.page.ImagesMissingAlt) >= maxImages {
+		x.t.mark("images_missing_alt")
+		return
+	}
+	src := x.resolve(x.base, attr(n, "src"), "images_missing_alt", false)
+	if src == "" {
+		src, _ = clip(strings.TrimSpace(attr(n, "src")), maxURL)
+	}
+	x.page.ImagesMissingAlt = append(x.page.ImagesMissingAlt, src)
+}
+
+// isInternal reports whether a resolved href is on the page's own host.
+func (x *extractor) isInternal(href string) bool {
+	if x.pageURL == nil {
+		return !strings.Contains(href, "://")
+	}
+	rest, ok := strings.CutPrefix(href, "http://")
+	if !ok {
+		rest, ok = strings.CutPrefix(href, "https://")
+	}
+	if !ok {
+		return false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	host := rest[:end]
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	if strings.HasPrefix(host, "[") {
+		if i := strings.IndexByte(host, ']'); i >= 0 {
+			host = host[1:i]
+		}
+	} else if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return strings.EqualFold(host, x.pageURL.Hostname())
+}
+
+// headingLevel returns 1–6 for an HTML h1–h6 element, else 0.
+func headingLevel(n *html.Node) int {
+	if n.Namespace != "" {
+		return 0
+	}
+	switch n.DataAtom {
+	case atom.H1:
+		return 1
+	case atom.H2:
+		return 2
+	case atom.H3:
+		return 3
+	case atom.H4:
+		return 4
+	case atom.H5:
+		return 5
+	case atom.H6:
+		return 6
+	}
+	return 0
+}
+
+// isHidden reports whether an element carries the hidden attribute in its
+// hiding state (hidden="until-found" content stays findable, so it counts).
+func isHidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == "hidden" {
+			return !strings.EqualFold(strings.TrimSpace(a.Val), "until-found")
+		}
+	}
+	return false
+}
+
+// attr returns the value of an attribute without namespace, or "".
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// hasAttr reports whether n has the attribute.
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return true
+		}
+	}
+	return false
+}
