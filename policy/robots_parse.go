@@ -1,0 +1,284 @@
+package policy
+
+import (
+	"bytes"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// directiveKind is what a record's name means.
+type directiveKind int
+
+const (
+	dirUserAgent directiveKind = iota + 1
+	dirAllow
+	dirDisallow
+	dirSitemap
+	dirCrawlDelay
+	dirNonstandard
+)
+
+// directive describes a record name LektaBot knows.
+type directive struct {
+	kind directiveKind
+	name string // the canonical spelling
+	typo bool   // a misspelling read as the directive meant
+}
+
+// directives maps lower-case record names to what they mean. The misspellings
+// are the ones the reference implementation accepts; reading them as meant
+// errs on the side of the operator's intent.
+var directives = map[string]directive{
+	"user-agent":     {dirUserAgent, "User-agent", false},
+	"useragent":      {dirUserAgent, "User-agent", true},
+	"user agent":     {dirUserAgent, "User-agent", true},
+	"allow":          {dirAllow, "Allow", false},
+	"disallow":       {dirDisallow, "Disallow", false},
+	"dissallow":      {dirDisallow, "Disallow", true},
+	"dissalow":       {dirDisallow, "Disallow", true},
+	"disalow":        {dirDisallow, "Disallow", true},
+	"diasllow":       {dirDisallow, "Disallow", true},
+	"disallaw":       {dirDisallow, "Disallow", true},
+	"sitemap":        {dirSitemap, "Sitemap", false},
+	"site-map":       {dirSitemap, "Sitemap", true},
+	"crawl-delay":    {dirCrawlDelay, "Crawl-delay", false},
+	"crawldelay":     {dirCrawlDelay, "Crawl-delay", true},
+	"host":           {dirNonstandard, "Host", false},
+	"clean-param":    {dirNonstandard, "Clean-param", false},
+	"noindex":        {dirNonstandard, "Noindex", false},
+	"nofollow":       {dirNonstandard, "Nofollow", false},
+	"request-rate":   {dirNonstandard, "Request-rate", false},
+	"visit-time":     {dirNonstandard, "Visit-time", false},
+	"content-signal": {dirNonstandard, "Content-Signal", false},
+}
+
+// robotsParser builds a Robots line by line.
+type robotsParser struct {
+	r *Robots
+	// cur is the index of the group rules go to, -1 before the first User-agent.
+	cur int
+	// inAgents: the last group line was a User-agent line, so another one
+	// joins the same group. Only Allow and Disallow end the run (RFC 9309
+	// §2.2.4: other records must not interfere with grouping).
+	inAgents bool
+}
+
+// parse reads body: size limit, byte-order mark, then every line.
+func (p *robotsParser) parse(body []byte) {
+	body = p.clip(body)
+	body = p.skipBOM(body)
+	n := forEachLine(body, p.line)
+	if p.r.truncated {
+		p.issue(n+1, SeverityError, IssueTooLarge,
+			"robots.txt is larger than %d bytes (500 KiB); everything from this line on is ignored", RobotsMaxBytes)
+	}
+	p.finish()
+}
+
+// forEachLine calls fn with each line of body and its 1-based number, lines
+// ending at LF, CR or CRLF, and returns the number of lines.
+func forEachLine(body []byte, fn func(n int, line []byte)) int {
+	n := 0
+	for len(body) > 0 {
+		n++
+		i := bytes.IndexAny(body, "\r\n")
+		if i < 0 {
+			fn(n, body)
+			break
+		}
+		fn(n, body[:i])
+		if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+			i++
+		}
+		body = body[i+1:]
+	}
+	return n
+}
+
+// clip cuts body to RobotsMaxBytes and drops the line the limit cuts through.
+func (p *robotsParser) clip(body []byte) []byte {
+	if len(body) <= RobotsMaxBytes {
+		return body
+	}
+	p.r.truncated = true
+	if c := body[RobotsMaxBytes]; c == '\n' || c == '\r' {
+		return body[:RobotsMaxBytes]
+	}
+	body = body[:RobotsMaxBytes]
+	return body[:bytes.LastIndexAny(body, "\r\n")+1]
+}
+
+// skipBOM drops a UTF-8 byte-order mark, or the start of one, from body.
+func (p *robotsParser) skipBOM(body []byte) []byte {
+	const bom = "\xEF\xBB\xBF"
+	n := 0
+	for n < len(bom) && n < len(body) && body[n] == bom[n] {
+		n++
+	}
+	switch {
+	case n == len(bom):
+		p.issue(1, SeverityInfo, IssueByteOrderMark, "UTF-8 byte-order mark at the start is skipped")
+	case n > 0:
+		p.issue(1, SeverityWarning, IssueByteOrderMark,
+			"an incomplete UTF-8 byte-order mark at the start is skipped; save the file as plain UTF-8")
+	}
+	return body[n:]
+}
+
+// line reads one line: comment stripped, "name: value" split, directive applied.
+func (p *robotsParser) line(n int, raw []byte) {
+	s := string(raw)
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	s = trimBlanks(s)
+	if s == "" {
+		return
+	}
+	key, value, colon := splitRecord(s)
+	d, known := directives[strings.ToLower(key)]
+	switch {
+	case key == "" || (!colon && !known):
+		p.issue(n, SeverityError, IssueSyntax, "%q is not a \"name: value\" record; ignored", s)
+		return
+	case !known:
+		p.issue(n, SeverityWarning, IssueUnknownDirective, "unknown directive %q is ignored", key)
+		return
+	case d.typo:
+		p.issue(n, SeverityWarning, IssueMisspelled, "%q is read as %s; spell it %q", key, d.name, d.name)
+	}
+	if !colon {
+		p.issue(n, SeverityWarning, IssueMissingColon, "no ':' after %q; read as \"%s: %s\"", key, d.name, value)
+	}
+	switch d.kind {
+	case dirUserAgent:
+		p.userAgent(n, s, value)
+	case dirAllow, dirDisallow:
+		p.rule(n, d, s, value)
+	case dirSitemap:
+		p.sitemap(n, value)
+	case dirCrawlDelay:
+		p.crawlDelay(n, value)
+	case dirNonstandard:
+		p.issue(n, SeverityInfo, IssueNonstandardDirective,
+			"%s is not part of RFC 9309; LektaBot ignores it", d.name)
+	}
+}
+
+// splitRecord splits "name: value". Without a colon it accepts exactly two
+// blank-separated words, as the reference implementation does.
+func splitRecord(s string) (key, value string, colon bool) {
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		return trimBlanks(s[:i]), trimBlanks(s[i+1:]), true
+	}
+	i := strings.IndexAny(s, " \t")
+	if i < 0 {
+		return "", "", false
+	}
+	value = trimBlanks(s[i:])
+	if strings.ContainsAny(value, " \t") {
+		return "", "", false
+	}
+	return s[:i], value, false
+}
+
+// userAgent adds a User-agent line, starting a new group unless it follows
+// another User-agent line.
+func (p *robotsParser) userAgent(n int, text, value string) {
+	if !p.inAgents {
+		p.r.groups = append(p.r.groups, robotsGroup{})
+		p.cur = len(p.r.groups) - 1
+	}
+	p.inAgents = true
+	a := robotsAgent{line: n, text: text}
+	switch {
+	case value == "":
+		p.issue(n, SeverityWarning, IssueEmptyUserAgent, "User-agent has no value; this line names no crawler")
+	case value == "*":
+		a.global = true
+	case value[0] == '*' && (value[1] == ' ' || value[1] == '\t'):
+		a.global = true
+		p.issue(n, SeverityWarning, IssueUserAgentNotToken, "User-agent %q is read as \"*\"", value)
+	default:
+		k := tokenPrefixLen(value)
+		a.token = value[:k]
+		if k == 0 {
+			p.issue(n, SeverityWarning, IssueUserAgentNotToken,
+				"User-agent %q does not start with a product token (letters, '_', '-'); it names no crawler", value)
+		} else if k < len(value) {
+			p.issue(n, SeverityWarning, IssueUserAgentNotToken,
+				"User-agent %q is read as the product token %q; write only the token", value, a.token)
+		}
+	}
+	g := &p.r.groups[p.cur]
+	g.agents = append(g.agents, a)
+}
+
+// rule adds an Allow or Disallow line to the current group.
+func (p *robotsParser) rule(n int, d directive, text, value string) {
+	if p.cur < 0 {
+		p.issue(n, SeverityError, IssueRuleOutsideGroup,
+			"%s before the first User-agent line belongs to no group; ignored", d.name)
+		return
+	}
+	p.inAgents = false
+	rule := newRobotsRule(d.kind == dirAllow, n, text, value)
+	switch {
+	case value == "" && rule.allow:
+		p.issue(n, SeverityWarning, IssueEmptyRule, "empty Allow matches nothing; it has no effect")
+	case value == "":
+		p.issue(n, SeverityInfo, IssueEmptyRule, "empty Disallow matches nothing; it disallows nothing")
+	case rule.never:
+		p.issue(n, SeverityError, IssueBadPattern,
+			"%s pattern %q starts with neither '/' nor '*'; it never matches", d.name, value)
+	}
+	if i := strings.IndexByte(value, '$'); i >= 0 && i < len(value)-1 {
+		p.issue(n, SeverityWarning, IssueDollarNotAtEnd,
+			"'$' anchors the end only as the last character; here it matches a literal '$'")
+	}
+	g := &p.r.groups[p.cur]
+	g.rules = append(g.rules, rule)
+}
+
+// sitemap records a Sitemap URL, which must be absolute http(s).
+func (p *robotsParser) sitemap(n int, value string) {
+	u, err := url.Parse(value)
+	if err != nil || (!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) || u.Host == "" {
+		p.issue(n, SeverityError, IssueInvalidSitemap, "Sitemap %q is not an absolute http(s) URL; ignored", value)
+		return
+	}
+	if !slices.Contains(p.r.sitemaps, value) {
+		p.r.sitemaps = append(p.r.sitemaps, value)
+	}
+}
+
+// crawlDelay checks a Crawl-delay value; LektaBot does not use it.
+func (p *robotsParser) crawlDelay(n int, value string) {
+	f, err := strconv.ParseFloat(value, 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		p.issue(n, SeverityWarning, IssueBadCrawlDelay,
+			"Crawl-delay %q is not a number of seconds; ignored", value)
+		return
+	}
+	p.issue(n, SeverityInfo, IssueNonstandardDirective,
+		"Crawl-delay is not part of RFC 9309; LektaBot ignores it and keeps its own per-host rate limit")
+}
+
+// finish notes groups without rules and puts the issues in line order.
+func (p *robotsParser) finish() {
+	for _, g := range p.r.groups {
+		if len(g.rules) == 0 {
+			p.issue(g.agents[0].line, SeverityInfo, IssueEmptyGroup,
+				"group has no Allow or Disallow rules; the crawlers it names may fetch everything")
+		}
+	}
+	slices.SortStableFunc(p.r.issues, func(a, b RobotsIssue) int { return a.Line - b.Line })
+}
+
+// trimBlanks removes leading and trailing spaces and tabs (RFC 9309 WS).
+func trimBlanks(s string) string {
+	return strings.Trim(s, " \t")
+}
