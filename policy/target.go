@@ -10,20 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// Classes of refusal. ParseTarget and CheckURL errors wrap exactly one:
-//
-// ErrInvalidURL (the input is not a usable http(s) URL): empty input, more
-// than MaxURLBytes, bytes <= 0x20, 0x7F or a backslash anywhere, invalid
-// UTF-8, a scheme other than http/https, no "//" authority, an empty or
-// malformed host (bad IDN, bad characters, labels over 63 bytes), a "%" in
-// the host (percent-encoding, IPv6 zone ids), a host ending in a number that
-// is not a valid IPv4 address, a port that is not canonical decimal 1-65535,
-// a malformed path escape.
-//
-// ErrTargetRefused (a well-formed URL LektaBot will not fetch): userinfo,
-// an IP literal in a special-use range (in any spelling), an internal-only
-// name, a port other than 80/443 that is not configured.
-
 // ParseTarget parses, normalises and validates a submitted URL without any
 // network activity. Errors wrap ErrInvalidURL or ErrTargetRefused.
 //
@@ -33,6 +19,21 @@ import (
 // trailing dot of the host dropped, the default port dropped, the fragment
 // dropped, an empty path made "/", path and query otherwise kept as written
 // (the query byte for byte).
+//
+// Each error wraps exactly one class. ErrInvalidURL, the input is not a
+// usable http(s) URL: empty, more than MaxURLBytes, a byte <= 0x20, 0x7F or
+// a backslash anywhere, invalid UTF-8, a scheme other than http/https, no
+// "//" authority, an empty or malformed host (bad IDN, characters outside
+// DNS letters, digits, "-" and "_", empty labels, labels over 63 bytes), a
+// "%" in the host (percent-encoding, IPv6 zone ids), a host ending in a
+// number that is not a valid IPv4 address, a port that is not canonical
+// decimal 1-65535, a malformed path escape. ErrTargetRefused, a well-formed
+// URL LektaBot will not fetch: userinfo (LektaBot never sends credentials),
+// an IP literal in a special-use range in any spelling (unless the exact
+// address:port is in AllowAddrs), an internal-only name, a port other than
+// 80 and 443 that is not in AllowPorts. A name with a Resolve rule for its
+// host:port skips the name and port refusals; the dial checks the rule's
+// address.
 func (g *Guard) ParseTarget(raw string) (*url.URL, error) {
 	if err := checkRawBytes(raw); err != nil {
 		return nil, err

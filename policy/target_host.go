@@ -114,6 +114,9 @@ func domainToASCII(raw string) (string, error) {
 			return "", fmt.Errorf("host %q has a label longer than 63 bytes", raw)
 		}
 	}
+	if label == 0 {
+		return "", fmt.Errorf("host %q has an empty label", raw)
+	}
 	return name, nil
 }
 
@@ -230,10 +233,10 @@ func parseWHATWGIPv4(name string) (netip.Addr, bool) {
 // internalTLDs are last labels that never resolve on the public internet,
 // with why. Names under them reach only local or private networks.
 var internalTLDs = map[string]string{
-	"localhost":   "a name for this machine (localhost)",
+	"localhost":   "a name for this machine",
 	"local":       "a multicast-DNS (.local) name that only resolves on the local network",
 	"internal":    "an .internal name, reserved for private networks",
-	"arpa":        "an .arpa infrastructure name (.home.arpa is for home networks)",
+	"arpa":        "an .arpa name, used for reverse DNS and home networks, not for public sites",
 	"localdomain": "a .localdomain name that only resolves on this machine or its network",
 	"lan":         "a .lan name, which is not a public top-level domain",
 	"home":        "a .home name, which is not a public top-level domain",
@@ -250,8 +253,8 @@ var internalTLDs = map[string]string{
 func internalName(name string) string {
 	i := strings.LastIndexByte(name, '.')
 	if i < 0 {
-		if why, ok := internalTLDs[name]; ok {
-			return why
+		if name == "localhost" {
+			return internalTLDs[name]
 		}
 		return "a single-label name, which only resolves inside a local network"
 	}
