@@ -1,0 +1,116 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/policy"
+)
+
+// Policy is the configuration in force that the /bot page describes. Every
+// sentence of the page is generated from it, so a changed flag changes the page.
+type Policy struct {
+	Identity policy.Identity
+	// RenderUA is the render lane's user agent, asked of the browser on
+	// every request (it is known only once the browser runs).
+	RenderUA func() string
+	// Limits are the per-host limits and retention times of the store.
+	Limits cache.Limits
+	// Shared is true when the limits are kept in a store every instance
+	// shares (Redis), false when each process keeps its own.
+	Shared bool
+	// Timeout is the hard deadline of one audit.
+	Timeout time.Duration
+	// MaxRedirects is the most redirect hops a lane follows.
+	MaxRedirects int
+	// ClientRate is the per-client submission limit.
+	ClientRate []cache.Window
+	// Contact is where operators reach the people running this instance.
+	Contact string
+}
+
+// botView is what bot.html renders.
+type botView struct {
+	Token, Version, InfoURL string
+	PlainUA, RenderUA       string
+	Windows                 []string
+	Concurrency             int
+	Scope                   string
+	CacheTTL, ReportTTL     string
+	Timeout                 string
+	MaxRedirects            int
+	ClientRate              []string
+	Contact                 string
+	ContactIsURL            bool
+	RobotsExample           string
+}
+
+func (p Policy) view() botView {
+	id := p.Identity
+	if id.Token == "" {
+		id = policy.DefaultIdentity()
+	}
+	v := botView{
+		Token: id.Token, Version: id.Version, InfoURL: id.InfoURL, PlainUA: id.PlainUA(),
+		Concurrency: p.Limits.Concurrency, CacheTTL: human(p.Limits.CacheTTL),
+		ReportTTL: human(p.Limits.ReportTTL), Timeout: human(p.Timeout),
+		MaxRedirects: p.MaxRedirects, Contact: p.Contact,
+		RobotsExample: "User-agent: " + id.Token + "\nDisallow: /\n",
+		Scope:         "across all users and all instances of this service (they share one store)",
+	}
+	if !p.Shared {
+		v.Scope = "across all users of this instance (it keeps its limits in its own memory)"
+	}
+	v.ContactIsURL = strings.HasPrefix(p.Contact, "https://") || strings.HasPrefix(p.Contact, "http://") ||
+		strings.HasPrefix(p.Contact, "mailto:")
+	if p.RenderUA != nil {
+		v.RenderUA = p.RenderUA()
+	}
+	if v.RenderUA == "" {
+		v.RenderUA = "(the browser's own user agent)" + id.RenderSuffix()
+	}
+	for _, w := range p.Limits.Windows {
+		v.Windows = append(v.Windows, windowText(w))
+	}
+	for _, w := range p.ClientRate {
+		v.ClientRate = append(v.ClientRate, windowText(w))
+	}
+	return v
+}
+
+// windowText says "at most 5 started per 1 hour".
+func windowText(w cache.Window) string {
+	return fmt.Sprintf("at most %d started per %s", w.N, human(w.Per))
+}
+
+// human writes a duration for people: "15 minutes", "30 days", "1 minute 30 seconds".
+func human(d time.Duration) string {
+	if d <= 0 {
+		return "0 seconds"
+	}
+	var parts []string
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}, {time.Millisecond, "millisecond"}} {
+		if n := d / u.unit; n > 0 {
+			name := u.name
+			if n != 1 {
+				name += "s"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, name))
+			d -= n * u.unit
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// botPage serves /bot from the policy in force.
+func botPage(pg *pages, p Policy) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pg.render(w, r, http.StatusOK, "bot", p.view())
+	})
+}

@@ -1,0 +1,120 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/policy"
+)
+
+// Error codes of the API's {"error": {"code", "message"}} bodies.
+const (
+	codeInvalidURL    = "invalid_url"
+	codeBadRequest    = "bad_request"
+	codeTargetRefused = "target_refused"
+	codeForbidden     = "forbidden"
+	codeNotFound      = "not_found"
+	codeRateLimited   = "rate_limited"
+	codeUnavailable   = "unavailable"
+	codeInternal      = "internal"
+)
+
+// apiError is an error as a client sees it: a status, a stable code, a
+// message for people and, for 429 and 503, when to retry. The cause stays
+// in the logs.
+type apiError struct {
+	Status     int
+	Code       string
+	Message    string
+	RetryAfter time.Duration
+	outcome    string
+	cause      error
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+func (e *apiError) Unwrap() error { return e.cause }
+
+// retryAfterSeconds is the Retry-After value, at least 1 when set.
+func (e *apiError) retryAfterSeconds() int64 {
+	if e.RetryAfter <= 0 {
+		return 0
+	}
+	return max(1, int64(math.Ceil(e.RetryAfter.Seconds())))
+}
+
+// setRetryAfter writes the Retry-After header when e has one.
+func (e *apiError) setRetryAfter(h http.Header) {
+	if s := e.retryAfterSeconds(); s > 0 {
+		h.Set("Retry-After", strconv.FormatInt(s, 10))
+	}
+}
+
+// errorFor maps any error of the auditor or the handlers to what the client
+// is told. It is the one place where errors become statuses; unknown errors
+// become a 500 without their text.
+func errorFor(err error) *apiError {
+	var e *apiError
+	switch {
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, policy.ErrInvalidURL):
+		return &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: err.Error(),
+			outcome: outcomeInvalidURL, cause: err}
+	case errors.Is(err, policy.ErrTargetRefused):
+		return &apiError{Status: http.StatusForbidden, Code: codeTargetRefused, Message: err.Error(),
+			outcome: outcomeRefused, cause: err}
+	case errors.Is(err, audit.ErrUnavailable):
+		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
+			Message:    "the shared store did not answer, so no audit can start; try again shortly",
+			RetryAfter: storeRetryAfter, outcome: outcomeUnavailable, cause: err}
+	case errors.Is(err, audit.ErrNotFound):
+		return notFound()
+	case errors.Is(err, cache.ErrAbandoned), errors.Is(err, context.Canceled):
+		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
+			Message:    "the audit ended without a result; submit the URL again",
+			RetryAfter: queueRetryAfter, outcome: outcomeFailed, cause: err}
+	}
+	return &apiError{Status: http.StatusInternalServerError, Code: codeInternal,
+		Message: "something went wrong on our side; the error was logged", outcome: outcomeFailed, cause: err}
+}
+
+func badRequest(msg string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Code: codeBadRequest, Message: msg}
+}
+
+func notFound() *apiError {
+	return &apiError{Status: http.StatusNotFound, Code: codeNotFound,
+		Message: "no report has this id (reports expire, and ids cannot be guessed)"}
+}
+
+func clientLimited(wait time.Duration) *apiError {
+	return &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, RetryAfter: wait,
+		Message: fmt.Sprintf("you have submitted too many audits; retry in %ds",
+			max(1, int64(math.Ceil(wait.Seconds())))), outcome: outcomeClientLimited}
+}
+
+func hostLimited(rep *audit.Report) *apiError {
+	msg := rep.Reason
+	if msg == "" {
+		msg = "the per-host limits refused this audit"
+	}
+	return &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, Message: msg,
+		RetryAfter: time.Duration(rep.RetryAfterS) * time.Second, outcome: outcomeRateLimited}
+}
+
+func queueRefusal(err error) *apiError {
+	msg := "all audit slots are taken; try again shortly"
+	if errors.Is(err, errStopping) {
+		msg = "the server is restarting; try again shortly"
+	}
+	return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msg,
+		RetryAfter: queueRetryAfter, outcome: outcomeQueueFull, cause: err}
+}

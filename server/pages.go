@@ -1,0 +1,186 @@
+package server
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"time"
+
+	"lekta.dev/lekta/audit"
+)
+
+//go:embed web
+var webFS embed.FS
+
+// pageFiles names the content template of each page.
+var pageFiles = map[string]string{
+	"form":     "web/form.html",
+	"report":   "web/report.html",
+	"progress": "web/progress.html",
+	"bot":      "web/bot.html",
+	"notfound": "web/notfound.html",
+}
+
+// pages holds the parsed templates, one set per page on a shared layout.
+type pages struct {
+	t map[string]*template.Template
+}
+
+func newPages() (*pages, error) {
+	p := &pages{t: map[string]*template.Template{}}
+	for name, file := range pageFiles {
+		t, err := template.New(name).ParseFS(webFS, "web/layout.html", file)
+		if err != nil {
+			return nil, fmt.Errorf("parse template %s: %w", name, err)
+		}
+		p.t[name] = t
+	}
+	return p, nil
+}
+
+// layout is the data of the shared layout.
+type layout struct {
+	Title   string
+	Refresh int
+	NoIndex bool
+	Data    any
+}
+
+// render executes a page into a buffer first, so a template error never
+// sends half a page.
+func (p *pages) render(w http.ResponseWriter, _ *http.Request, status int, name string, data any) {
+	p.renderPage(w, status, name, layout{Title: pageTitle(name), Data: data})
+}
+
+func (p *pages) renderPage(w http.ResponseWriter, status int, name string, l layout) {
+	var buf bytes.Buffer
+	if err := p.t[name].ExecuteTemplate(&buf, "layout", l); err != nil {
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func pageTitle(name string) string {
+	switch name {
+	case "form":
+		return "What do AI crawlers miss?"
+	case "bot":
+		return "LektaBot"
+	}
+	return "Lekta"
+}
+
+// formView is what form.html renders.
+type formView struct {
+	URL      string
+	Error    string
+	Code     string
+	CacheTTL string
+}
+
+// formPage serves the empty form.
+func formPage(pg *pages, cacheTTL time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pg.render(w, r, http.StatusOK, "form", formView{CacheTTL: human(cacheTTL)})
+	})
+}
+
+// maxFormBytes caps a form submission's body.
+const maxFormBytes = 16 << 10
+
+// submitForm handles the form: 303 to the report, or the form again with
+// the error next to the field and the status of the error.
+func (s *Server) submitForm() http.Handler {
+	cop := http.NewCrossOriginProtection()
+	ttl := human(s.cfg.Policy.Limits.CacheTTL)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fail := func(raw string, e *apiError) {
+			e.setRetryAfter(w.Header())
+			s.pages.render(w, r, e.Status, "form", formView{URL: raw, Error: e.Message, Code: e.Code, CacheTTL: ttl})
+		}
+		if err := cop.Check(r); err != nil {
+			fail("", &apiError{Status: http.StatusForbidden, Code: codeForbidden,
+				Message: "this form only accepts submissions from its own pages"})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+		if err := r.ParseForm(); err != nil {
+			fail("", badRequest("the form could not be read"))
+			return
+		}
+		raw := r.PostForm.Get("url")
+		if raw == "" {
+			fail("", &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: "enter the address of a page"})
+			return
+		}
+		sub, err := s.submit(r.Context(), raw, audit.TriggerForm, clientAddr(r, s.cfg.TrustedProxies))
+		if err != nil {
+			e := errorFor(err)
+			if e.Status >= 500 && e.Code == codeInternal {
+				s.cfg.Logger.Error("form submission", "error", err)
+			}
+			fail(raw, e)
+			return
+		}
+		http.Redirect(w, r, "/r/"+sub.id, http.StatusSeeOther)
+	})
+}
+
+// reportPage serves /r/{id}: progress while the audit runs here, else the
+// stored report.
+func (s *Server) reportPage() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Robots-Tag", "noindex, nofollow")
+		w.Header().Set("Cache-Control", "no-store")
+		id := r.PathValue("id")
+		rep, running, err := s.lookup(r, id)
+		switch {
+		case running != nil:
+			state, since := running.state()
+			s.pages.renderPage(w, http.StatusOK, "progress", layout{Title: "Auditing…", Refresh: 2, NoIndex: true,
+				Data: progressView{ID: id, URL: running.url, State: state,
+					Elapsed: human(s.cfg.Now().Sub(since).Truncate(time.Second))}})
+		case err != nil:
+			e := errorFor(err)
+			if e.Code == codeNotFound {
+				notFoundPage(s.pages, "No such report", e.Message).ServeHTTP(w, r)
+				return
+			}
+			if e.Code == codeInternal {
+				s.cfg.Logger.Error("read report", "id", id, "error", err)
+			}
+			e.setRetryAfter(w.Header())
+			s.pages.renderPage(w, e.Status, "notfound", layout{Title: "Report unavailable", NoIndex: true,
+				Data: struct{ Title, Message string }{"Report unavailable", e.Message}})
+		default:
+			s.pages.renderPage(w, http.StatusOK, "report", layout{Title: "Audit of " + rep.URL, NoIndex: true,
+				Data: newReportView(rep)})
+		}
+	})
+}
+
+// notFoundPage answers 404 with a short page.
+func notFoundPage(pg *pages, title, msg string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pg.renderPage(w, http.StatusNotFound, "notfound", layout{Title: title, NoIndex: true,
+			Data: struct{ Title, Message string }{title, msg}})
+	})
+}
+
+// staticFile serves one embedded file with a content type and a day of caching.
+func staticFile(name, contentType string) http.Handler {
+	b, err := webFS.ReadFile(name)
+	if err != nil {
+		panic(err) // the file is embedded at build time
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		w.Write(b)
+	})
+}

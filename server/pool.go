@@ -1,0 +1,254 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"lekta.dev/lekta/audit"
+)
+
+// errStopping: the server is shutting down and takes no new audits.
+var errStopping = errors.New("the server is shutting down")
+
+// errQueueFull: every queue slot is taken.
+var errQueueFull = errors.New("the audit queue is full")
+
+// recentKeep is how long a finished run stays readable from memory, which
+// covers the moment between the store write and the next poll, and reports
+// the store could not keep.
+const (
+	recentKeep = 2 * time.Minute
+	recentMax  = 512
+)
+
+// run is one audit this process runs or waits for.
+type run struct {
+	id      string
+	url     string
+	host    string
+	trigger audit.Trigger
+	ticket  *audit.Ticket
+	queued  time.Time
+	// remote is true for a join of an audit running in another process.
+	remote bool
+
+	mu      sync.Mutex
+	started time.Time
+	ended   time.Time
+	report  *audit.Report
+	err     error
+	done    chan struct{}
+}
+
+// state is the run's status word for the API: queued, running or done.
+func (r *run) state() (state string, since time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case !r.ended.IsZero():
+		return "done", r.ended
+	case !r.started.IsZero():
+		return "running", r.started
+	}
+	return "queued", r.queued
+}
+
+// result returns the finished run's report or error.
+func (r *run) result() (*audit.Report, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.report, r.err
+}
+
+// pool is the bounded queue and the workers that drain it.
+type pool struct {
+	now   func() time.Time
+	slots chan struct{}
+	jobs  chan *run
+	// stop is cancelled at shutdown: queued audits then finish at once, and
+	// joins of remote audits stop waiting.
+	stop       context.Context
+	cancelStop context.CancelFunc
+	wg         sync.WaitGroup
+
+	mu      sync.Mutex
+	closed  bool
+	running int
+	runs    map[string]*run
+	recent  map[string]*run
+	order   []string
+}
+
+func newPool(queue int, now func() time.Time) *pool {
+	stop, cancel := context.WithCancel(context.Background())
+	return &pool{
+		now: now, slots: make(chan struct{}, queue), jobs: make(chan *run, queue),
+		stop: stop, cancelStop: cancel,
+		runs: map[string]*run{}, recent: map[string]*run{},
+	}
+}
+
+// start launches n workers; finish runs one audit.
+func (p *pool) start(n int, finish func(ctx context.Context, r *run)) {
+	for range n {
+		p.wg.Go(func() {
+			for r := range p.jobs {
+				<-p.slots
+				p.begin(r)
+				ctx := context.WithoutCancel(p.stop)
+				if p.stop.Err() != nil {
+					ctx = p.stop // shutting down: finish without contacting the site
+				}
+				finish(ctx, r)
+				p.end(r)
+			}
+		})
+	}
+}
+
+// reserve takes a queue slot, before the audit is submitted, so a full
+// queue never charges a host's limiter.
+func (p *pool) reserve() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errStopping
+	}
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	default:
+		return errQueueFull
+	}
+}
+
+// release gives back a slot that reserve took and no job used.
+func (p *pool) release() { <-p.slots }
+
+// enqueue hands an admitted run to the workers; its slot is already reserved,
+// so the send never blocks.
+func (p *pool) enqueue(r *run) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.runs[r.id] = r
+	p.jobs <- r
+}
+
+// wait runs a join of an audit running elsewhere on its own goroutine,
+// holding the reserved slot until the joined audit ends.
+func (p *pool) wait(r *run, finish func(ctx context.Context, r *run)) {
+	p.mu.Lock()
+	p.runs[r.id] = r
+	p.mu.Unlock()
+	p.wg.Go(func() {
+		defer p.release()
+		p.begin(r)
+		finish(p.stop, r)
+		p.end(r)
+	})
+}
+
+func (p *pool) begin(r *run) {
+	r.mu.Lock()
+	r.started = p.now()
+	r.mu.Unlock()
+	p.mu.Lock()
+	p.running++
+	p.mu.Unlock()
+}
+
+// end marks r finished, wakes its waiters and moves it to the recent runs.
+func (p *pool) end(r *run) {
+	r.mu.Lock()
+	r.ended = p.now()
+	r.mu.Unlock()
+	close(r.done)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running--
+	delete(p.runs, r.id)
+	p.recent[r.id] = r
+	p.order = append(p.order, r.id)
+	p.prune()
+}
+
+// prune drops recent runs past recentKeep or beyond recentMax; p.mu is held.
+func (p *pool) prune() {
+	cut := p.now().Add(-recentKeep)
+	n := 0
+	for _, id := range p.order {
+		r := p.recent[id]
+		if len(p.order)-n <= recentMax && r.ended.After(cut) {
+			break
+		}
+		delete(p.recent, id)
+		n++
+	}
+	p.order = p.order[n:]
+}
+
+// lookup finds a queued, running or recently finished run.
+func (p *pool) lookup(id string) *run {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r, ok := p.runs[id]; ok {
+		return r
+	}
+	if r, ok := p.recent[id]; ok && r.ended.After(p.now().Add(-recentKeep)) {
+		return r
+	}
+	return nil
+}
+
+// local reports whether id is queued or running in this process.
+func (p *pool) local(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.runs[id]
+	return ok
+}
+
+// depth is the number of audits waiting for a worker.
+func (p *pool) depth() int { return len(p.jobs) }
+
+// busy is the number of runs in progress.
+func (p *pool) busy() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.running
+}
+
+// active is the number of runs queued or in progress.
+func (p *pool) active() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.runs)
+}
+
+// stopping is closed when shutdown begins.
+func (p *pool) stopping() <-chan struct{} { return p.stop.Done() }
+
+// shutdown closes the queue, finishes queued runs at once, and waits for
+// the workers and joins, or for ctx.
+func (p *pool) shutdown(ctx context.Context) error {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		p.cancelStop()
+		close(p.jobs)
+	}
+	p.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		p.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,153 @@
+// Package server is the HTTP face of the auditor: the public form and the
+// private report pages (server-rendered html/template, everything embedded),
+// the JSON API under /api/v1, the operator-facing /bot policy page, and the
+// operational endpoints /healthz, /readyz and /metrics.
+//
+// Audits run on a bounded background pool fed by a bounded queue; a full
+// queue answers 503 with Retry-After before the per-host limiter is asked,
+// so a refusal here never charges a host's windows.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"time"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/cache"
+)
+
+// Defaults of Config.
+const (
+	DefaultQueue = 16
+	// DefaultMaxWait caps the ?wait= long-poll of the API.
+	DefaultMaxWait = 60 * time.Second
+	// queueRetryAfter is the Retry-After of a full queue or a stopping server.
+	queueRetryAfter = 10 * time.Second
+	// storeRetryAfter is the Retry-After when the shared store did not answer.
+	storeRetryAfter = 5 * time.Second
+)
+
+// DefaultClientRate is the per-client submission limit: 10 a minute.
+var DefaultClientRate = []cache.Window{{N: 10, Per: time.Minute}}
+
+// Auditor is the pipeline as the server uses it; *audit.Auditor implements it.
+type Auditor interface {
+	// Submit validates and admits an audit without contacting the site.
+	Submit(ctx context.Context, req audit.Request) (*audit.Ticket, error)
+	// Finish runs or joins the ticket's audit and returns its report.
+	Finish(ctx context.Context, t *audit.Ticket) (*audit.Report, error)
+	// Report returns a stored report, or audit.ErrNotFound.
+	Report(ctx context.Context, id string) (*audit.Report, error)
+}
+
+var _ Auditor = (*audit.Auditor)(nil)
+
+// Check is one readiness check of /readyz, such as the store's Ping.
+type Check struct {
+	Name string
+	Func func(ctx context.Context) error
+}
+
+// Config is what a Server needs. Auditor is required; the rest has defaults.
+type Config struct {
+	Auditor Auditor
+	// Policy is what /bot shows; it must describe the configuration in force.
+	Policy Policy
+	// Renderers is the number of audits run at a time (default runtime.NumCPU()).
+	Renderers int
+	// Queue is how many admitted audits may wait for a renderer (default DefaultQueue).
+	Queue int
+	// ClientRate limits submissions per client address (default DefaultClientRate).
+	ClientRate []cache.Window
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// Ready are the checks of /readyz.
+	Ready []Check
+	// ContextsInUse reports the browser contexts in use for the metrics; nil
+	// counts the audits running on the pool instead (an upper bound).
+	ContextsInUse func() int
+	// MaxWait caps the API's ?wait= long-poll (default DefaultMaxWait).
+	MaxWait time.Duration
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Server serves the form, the reports, the API and /bot, and runs audits
+// in the background. Create it with New; stop it with Shutdown.
+type Server struct {
+	cfg     Config
+	pool    *pool
+	clients *clientLimiter
+	metrics *metrics
+	pages   *pages
+	handler http.Handler
+}
+
+// New validates cfg, starts the pool's workers and returns the Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Auditor == nil {
+		return nil, errors.New("server: an Auditor is required")
+	}
+	if cfg.Renderers <= 0 {
+		cfg.Renderers = runtime.NumCPU()
+	}
+	if cfg.Queue <= 0 {
+		cfg.Queue = DefaultQueue
+	}
+	if len(cfg.ClientRate) == 0 {
+		cfg.ClientRate = DefaultClientRate
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = DefaultMaxWait
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	pg, err := newPages()
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now)}
+	s.pool = newPool(cfg.Queue, cfg.Now)
+	s.metrics = newMetrics(s.pool, cfg.ContextsInUse)
+	s.handler = s.routes()
+	s.pool.start(cfg.Renderers, s.finishRun)
+	return s, nil
+}
+
+// Handler returns the server's routes wrapped in the security headers.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Shutdown stops taking submissions, lets running audits finish within
+// their own deadline, finishes queued ones at once (each stored as a
+// timeout without contacting the site, which releases its host lease) and
+// waits for the workers, or for ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	return s.pool.shutdown(ctx)
+}
+
+// Running reports how many audits are queued or running in this process.
+func (s *Server) Running() int { return s.pool.active() }
+
+// logAudit writes the one line per audit: never page content.
+func (s *Server) logAudit(id, host string, trigger audit.Trigger, outcome string, r *audit.Report) {
+	if len(host) > 253 {
+		host = host[:253]
+	}
+	attrs := []any{"id", id, "host", host, "trigger", string(trigger), "outcome", outcome}
+	if r != nil {
+		attrs = append(attrs, "duration_ms", r.DurationMS,
+			"plain_ms", r.Lanes.Plain.DurationMS, "render_ms", r.Lanes.Render.DurationMS)
+	}
+	s.cfg.Logger.Info("audit", attrs...)
+}

@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+
+	"lekta.dev/lekta/audit"
+)
+
+// submission is the answer to one submitted URL: either a report at once
+// (from the cache) or a run queued, running or joined in this process.
+type submission struct {
+	id    string
+	ready *audit.Report
+	run   *run
+}
+
+// Outcomes of a submission that did not start or join an audit, as the
+// metrics and logs name them.
+const (
+	outcomeCached        = "cached"
+	outcomeJoined        = "joined"
+	outcomeRateLimited   = "rate_limited"
+	outcomeClientLimited = "client_limited"
+	outcomeQueueFull     = "queue_full"
+	outcomeInvalidURL    = "invalid_url"
+	outcomeRefused       = "target_refused"
+	outcomeUnavailable   = "unavailable"
+	outcomeFailed        = "failed"
+)
+
+// submit takes one URL from a client: the client's own limit, then a queue
+// slot, then the auditor's decision. Errors are *apiError.
+func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, client string) (submission, error) {
+	host := hostOf(raw)
+	if wait, ok := s.clients.allow(client); !ok {
+		s.count(trigger, outcomeClientLimited, host, "")
+		s.metrics.refusals.WithLabelValues(reasonClient).Inc()
+		return submission{}, clientLimited(wait)
+	}
+	if err := s.pool.reserve(); err != nil {
+		s.count(trigger, outcomeQueueFull, host, "")
+		return submission{}, queueRefusal(err)
+	}
+	t, err := s.cfg.Auditor.Submit(ctx, audit.Request{URL: raw, Trigger: trigger, ID: audit.NewID()})
+	if err != nil {
+		s.pool.release()
+		e := errorFor(err)
+		s.count(trigger, e.outcome, host, "")
+		if e.Status >= 500 {
+			s.cfg.Logger.Warn("submit audit", "host", host, "error", err)
+		}
+		return submission{}, e
+	}
+	if rep := t.Ready(); rep != nil {
+		s.pool.release()
+		return s.answered(t, rep)
+	}
+	host = hostOf(t.URL)
+	r := &run{id: t.ID, url: t.URL, host: host, trigger: trigger, ticket: t,
+		queued: s.cfg.Now(), done: make(chan struct{})}
+	if t.Joined() {
+		s.count(trigger, outcomeJoined, host, t.ID)
+		if local := s.pool.lookup(t.ID); local != nil {
+			s.pool.release()
+			return submission{id: t.ID, run: local}, nil
+		}
+		r.remote = true
+		s.pool.wait(r, s.finishRun)
+		return submission{id: t.ID, run: r}, nil
+	}
+	s.pool.enqueue(r)
+	return submission{id: t.ID, run: r}, nil
+}
+
+// answered turns a ticket answered at once into a submission or a refusal.
+func (s *Server) answered(t *audit.Ticket, rep *audit.Report) (submission, error) {
+	host := hostOf(t.URL)
+	if rep.Status == audit.StatusRateLimited {
+		reason := limitReason(rep)
+		s.metrics.refusals.WithLabelValues(reason).Inc()
+		s.count(t.Trigger, outcomeRateLimited, host, t.ID)
+		return submission{}, hostLimited(rep)
+	}
+	s.metrics.cacheHits.Inc()
+	s.count(t.Trigger, outcomeCached, host, rep.ID)
+	return submission{id: rep.ID, ready: rep}, nil
+}
+
+// count records a submission's outcome in the metrics and the log.
+func (s *Server) count(trigger audit.Trigger, outcome, host, id string) {
+	s.metrics.audits.WithLabelValues(string(trigger), outcome).Inc()
+	s.logAudit(id, host, trigger, outcome, nil)
+}
+
+// finishRun runs or joins r's audit on a worker and records how it ended.
+func (s *Server) finishRun(ctx context.Context, r *run) {
+	rep, err := s.cfg.Auditor.Finish(ctx, r.ticket)
+	r.mu.Lock()
+	r.report, r.err = rep, err
+	r.mu.Unlock()
+	if r.remote {
+		return // counted as joined; the audit ran elsewhere
+	}
+	outcome := outcomeFailed
+	if rep != nil {
+		outcome = string(rep.Status)
+		s.metrics.observe(rep)
+	}
+	s.metrics.audits.WithLabelValues(string(r.trigger), outcome).Inc()
+	s.logAudit(r.id, r.host, r.trigger, outcome, rep)
+	if err != nil {
+		s.cfg.Logger.Warn("finish audit", "id", r.id, "host", r.host, "error", err)
+	}
+}
+
+// limitReason is the limiter constraint a rate_limited report names:
+// "concurrency" or a window such as "1/1m".
+func limitReason(rep *audit.Report) string {
+	// The auditor writes "… (REASON); retry in Ns".
+	msg := rep.Reason
+	end := strings.LastIndex(msg, "); retry in")
+	start := strings.LastIndex(msg[:max(end, 0)], " (")
+	if end < 0 || start < 0 {
+		return "host"
+	}
+	return msg[start+2 : end]
+}
+
+// hostOf is the host of a submitted URL for logs, or "" when it has none.
+func hostOf(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// errorOutcome is the outcome name of a submission error.
+func errorOutcome(err error) string {
+	var e *apiError
+	if errors.As(err, &e) {
+		return e.outcome
+	}
+	return outcomeFailed
+}
