@@ -24,33 +24,57 @@ const maxDecoded = 256 << 20
 
 var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
 
-// encodeBlob packs a report for storage, compressing it when large, and
-// refuses it with ErrTooLarge when the stored form exceeds limit bytes.
+// encodeBlob packs a report for storage, gzip-compressed when large and
+// compressible, and refuses it with ErrTooLarge when the stored form exceeds
+// limit bytes. Compression stops as soon as the output passes the limit.
 func encodeBlob(report []byte, limit int) ([]byte, error) {
-	var blob []byte
-	if len(report) < compressAbove {
-		blob = make([]byte, 0, len(report)+1)
-		blob = append(append(blob, blobRaw), report...)
-	} else {
-		var buf bytes.Buffer
-		buf.Grow(len(report)/4 + 64)
-		buf.WriteByte(blobGzip)
-		zw := gzipWriters.Get().(*gzip.Writer)
-		zw.Reset(&buf)
-		_, err := zw.Write(report)
-		if err == nil {
-			err = zw.Close()
-		}
-		gzipWriters.Put(zw)
-		if err != nil {
+	if len(report) >= compressAbove {
+		blob, err := gzipBlob(report, limit)
+		switch {
+		case err == nil && len(blob) <= len(report):
+			return blob, nil
+		case err != nil && !errors.Is(err, errOverLimit):
 			return nil, fmt.Errorf("compress report: %w", err)
 		}
-		blob = buf.Bytes()
+		// gzip did not help, or passed the limit: raw may still fit.
 	}
-	if n := len(blob) - 1; n > limit {
-		return nil, fmt.Errorf("store report: %w: %d bytes stored form, limit %d", ErrTooLarge, n, limit)
+	if len(report) > limit {
+		return nil, fmt.Errorf("store report: %w: %d bytes, more than %d even compressed", ErrTooLarge, len(report), limit)
 	}
-	return blob, nil
+	blob := make([]byte, 0, len(report)+1)
+	return append(append(blob, blobRaw), report...), nil
+}
+
+// errOverLimit stops a compression whose output passed the limit.
+var errOverLimit = errors.New("over limit")
+
+// cappedBuffer is a buffer that refuses to grow past limit bytes.
+type cappedBuffer struct {
+	bytes.Buffer
+	limit int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.limit {
+		return 0, errOverLimit
+	}
+	return b.Buffer.Write(p)
+}
+
+func gzipBlob(report []byte, limit int) ([]byte, error) {
+	buf := &cappedBuffer{limit: limit + 1} // + the format byte
+	buf.Grow(min(len(report)/4, limit) + 64)
+	buf.Buffer.WriteByte(blobGzip)
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(buf)
+	if _, err := zw.Write(report); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // decodeBlob unpacks what encodeBlob produced.

@@ -34,6 +34,7 @@ type MemoryStore struct {
 	fins    map[string]int64     // fin key → expiry (unix ms)
 	changed chan struct{}        // closed and replaced when a result lands or a lease expires
 	swept   int64
+	waiting int // Wait calls in progress
 }
 
 type memHost struct {
@@ -189,6 +190,14 @@ func (m *MemoryStore) Wait(ctx context.Context, url, id string) (Entry, error) {
 	}
 	tick := time.NewTicker(m.poll)
 	defer tick.Stop()
+	m.mu.Lock()
+	m.waiting++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.waiting--
+		m.mu.Unlock()
+	}()
 	for {
 		m.mu.Lock()
 		now := m.tick()

@@ -94,11 +94,29 @@ func NewRedisStore(ctx context.Context, redisURL string, l Limits, o RedisOption
 		log:     o.Logger,
 		admitTl: admitTail(l),
 	}
-	if err := s.Ping(ctx); err != nil {
+	if err := s.loadScripts(ctx); err != nil {
 		_ = client.Close()
 		return nil, fmt.Errorf("new redis store: %w", err)
 	}
 	return s, nil
+}
+
+// loadScripts checks that Redis answers and loads every script, so that each
+// decision afterwards is one EVALSHA. After a Redis restart empties the
+// script cache, the first call of each script falls back to EVAL once.
+func (s *RedisStore) loadScripts(ctx context.Context) error {
+	if err := s.Ping(ctx); err != nil {
+		return err
+	}
+	for _, sc := range []*redis.Script{scriptAdmit, scriptComplete, scriptLookup, scriptPutReport, scriptGetReport, scriptRunning} {
+		ctx, cancel := s.call(ctx)
+		err := sc.Load(ctx, s.client).Err()
+		cancel()
+		if err != nil {
+			return unavailable("load scripts", err)
+		}
+	}
+	return nil
 }
 
 // newRedisClient builds a client that fails closed quickly: short timeouts,

@@ -1,0 +1,324 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// newRedisHarnessAt returns a factory of stores on the Redis at url, each
+// with its own key prefix and test clock.
+func newRedisHarnessAt(url string, raw *redis.Client, cluster bool) factory {
+	return func(t *testing.T, l Limits, poll time.Duration) harness {
+		t.Helper()
+		clock := newTestClock()
+		prefix := uniquePrefix(t, raw)
+		s, err := NewRedisStore(bg, url, l, RedisOptions{Prefix: prefix, Cluster: cluster, Clock: clock.Now, PollInterval: poll})
+		if err != nil {
+			t.Fatalf("NewRedisStore: %v", err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return harness{
+			Store: s,
+			clock: clock,
+			ttls:  func(tb testing.TB) map[string]time.Duration { return redisTTLs(tb, raw, prefix) },
+			waiters: func(tb testing.TB, host, id string) int {
+				n, err := raw.PubSubNumSub(bg, s.keys.done(host, id)).Result()
+				if err != nil {
+					tb.Fatalf("pubsub numsub: %v", err)
+				}
+				return int(n[s.keys.done(host, id)])
+			},
+		}
+	}
+}
+
+func TestRedisStoreContract(t *testing.T) {
+	t.Parallel()
+	url, raw := mustRedis(t)
+	runStoreContract(t, newRedisHarnessAt(url, raw, false))
+}
+
+// TestRedisClusterContract runs the whole suite through a cluster client
+// against a one-node Redis Cluster: every script touching keys of two slots
+// would fail with CROSSSLOT.
+func TestRedisClusterContract(t *testing.T) {
+	t.Parallel()
+	p := startCluster(t)
+	runStoreContract(t, newRedisHarnessAt(p.url(), p.client(t), true))
+}
+
+// startCluster starts a private one-node Redis Cluster owning every slot.
+func startCluster(tb testing.TB) *redisProc {
+	tb.Helper()
+	p := startRedisProc(tb, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+		"--cluster-announce-ip", "127.0.0.1")
+	c := p.client(tb)
+	if err := c.Do(bg, "CLUSTER", "ADDSLOTSRANGE", "0", "16383").Err(); err != nil {
+		tb.Fatalf("cluster addslotsrange: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := c.ClusterInfo(bg).Result()
+		if err == nil && containsLine(info, "cluster_state:ok") {
+			return p
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("cluster never became ok: %v %s", err, info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func containsLine(s, line string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == line {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRedisServerTime runs decisions on Redis TIME, as production does.
+func TestRedisServerTime(t *testing.T) {
+	t.Parallel()
+	url, raw := mustRedis(t)
+	s, err := NewRedisStore(bg, url, Defaults(), RedisOptions{Prefix: uniquePrefix(t, raw)})
+	if err != nil {
+		t.Fatalf("NewRedisStore: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	l := mustAdmit(t, s, urlA, "id1")
+	a, err := s.Admit(bg, urlB, "id2")
+	if err != nil || a.Decision != Refused || a.Reason != ReasonConcurrency ||
+		a.RetryAfter <= 80*time.Second || a.RetryAfter > 90*time.Second {
+		t.Fatalf("Admit on a busy host = %+v, %v; want refused for concurrency, about 90s", a, err)
+	}
+	mustComplete(t, s, l, "report-a", false)
+	e, ok, err := s.Lookup(bg, urlA)
+	if err != nil || !ok || e.ID != "id1" || e.Age < 0 || e.Age > time.Minute {
+		t.Fatalf("Lookup = %+v, %v, %v; want id1 with a small age", e, ok, err)
+	}
+	now, err := raw.Time(bg).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := now.Sub(e.CompletedAt); d < 0 || d > time.Minute {
+		t.Fatalf("CompletedAt %v is not Redis time %v", e.CompletedAt, now)
+	}
+	a, err = s.Admit(bg, urlB, "id2")
+	if err != nil || a.Decision != Refused || a.Reason != "1/1m" || a.RetryAfter <= 0 || a.RetryAfter > time.Minute {
+		t.Fatalf("Admit after completion = %+v, %v; want refused by 1/1m", a, err)
+	}
+}
+
+// countCommands counts the commands a client sends, retries included.
+type countCommands struct{ n atomic.Int64 }
+
+func (c *countCommands) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c *countCommands) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (c *countCommands) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// TestRedisOneRoundTrip checks that each decision and each cache read is a
+// single command once the scripts are loaded.
+func TestRedisOneRoundTrip(t *testing.T) {
+	t.Parallel()
+	url, raw := mustRedis(t)
+	s, err := NewRedisStore(bg, url, Defaults(), RedisOptions{Prefix: uniquePrefix(t, raw)})
+	if err != nil {
+		t.Fatalf("NewRedisStore: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	run(t, s, urlA, "warm") // loads the scripts
+	var c countCommands
+	s.client.AddHook(&c)
+	cases := []struct {
+		name string
+		call func() error
+	}{
+		{"admit admitted", func() error { _, err := s.Admit(bg, urlOther, "x1"); return err }},
+		{"admit refused", func() error { _, err := s.Admit(bg, urlB, "x2"); return err }},
+		{"admit cached", func() error { _, err := s.Admit(bg, urlA, "x3"); return err }},
+		{"admit in flight", func() error { _, err := s.Admit(bg, urlOther, "x4"); return err }},
+		{"lookup hit", func() error { _, _, err := s.Lookup(bg, urlA); return err }},
+		{"lookup miss", func() error { _, _, err := s.Lookup(bg, urlB); return err }},
+		{"report", func() error { _, err := s.Report(bg, "warm"); return err }},
+	}
+	for _, tc := range cases {
+		before := c.n.Load()
+		if err := tc.call(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if n := c.n.Load() - before; n != 1 {
+			t.Errorf("%s sent %d commands, want 1", tc.name, n)
+		}
+	}
+}
+
+// TestRedisDown stops a private Redis mid-run: every call fails closed with
+// ErrUnavailable within the promised 5 seconds, and the same store works
+// again once Redis is back on its address, without a restart.
+func TestRedisDown(t *testing.T) {
+	t.Parallel()
+	p := startRedisProc(t)
+	clock := newTestClock()
+	s, err := NewRedisStore(bg, p.url(), Defaults(), RedisOptions{Clock: clock.Now, PollInterval: fastPoll})
+	if err != nil {
+		t.Fatalf("NewRedisStore: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	run(t, s, urlA, "before")
+	held := mustAdmit(t, s, urlOther, "held")
+
+	p.stop(t)
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"admit", func() error { _, err := s.Admit(bg, urlB, "down1"); return err }},
+		{"lookup", func() error { _, _, err := s.Lookup(bg, urlA); return err }},
+		{"wait", func() error { _, err := s.Wait(bg, urlOther, "held"); return err }},
+		{"complete", func() error { return s.Complete(bg, held, Outcome{Report: []byte("r")}) }},
+		{"report", func() error { _, err := s.Report(bg, "before"); return err }},
+		{"ping", func() error { return s.Ping(bg) }},
+	}
+	for round := range 2 { // the second round meets go-redis's dial back-off state
+		for _, c := range calls {
+			err := within(t, 5*time.Second, c.name+" with Redis down", c.call)
+			if !isUnavailable(err) {
+				t.Fatalf("round %d: %s with Redis down: %v, want ErrUnavailable", round, c.name, err)
+			}
+		}
+	}
+	if _, err := NewRedisStore(bg, p.url(), Defaults(), RedisOptions{}); !isUnavailable(err) {
+		t.Fatalf("NewRedisStore with Redis down: %v, want ErrUnavailable", err)
+	}
+
+	p.start(t) // back, empty (no persistence), on the same port
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		a, err := s.Admit(bg, urlB, "after")
+		if err == nil {
+			if a.Decision != Admitted {
+				t.Fatalf("Admit after Redis came back = %+v, want admitted", a)
+			}
+			break
+		}
+		if !isUnavailable(err) || time.Now().After(deadline) {
+			t.Fatalf("Admit after Redis came back: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestRedisPaused stalls a private Redis with CLIENT PAUSE ALL: decisions
+// time out as ErrUnavailable within 5 seconds, nothing is admitted, and once
+// the pause ends a retry with the same id is admitted exactly once.
+func TestRedisPaused(t *testing.T) {
+	t.Parallel()
+	p := startRedisProc(t)
+	clock := newTestClock()
+	s, err := NewRedisStore(bg, p.url(), Defaults(), RedisOptions{Clock: clock.Now})
+	if err != nil {
+		t.Fatalf("NewRedisStore: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	run(t, s, urlOther, "warm")
+	admin := p.client(t)
+	// Under PAUSE ALL even CLIENT UNPAUSE waits, so the pause is short and
+	// the stalled calls run side by side well inside it.
+	if err := admin.Do(bg, "CLIENT", "PAUSE", "3000", "ALL").Err(); err != nil {
+		t.Fatalf("client pause: %v", err)
+	}
+	calls := map[string]func() error{
+		"admit":  func() error { _, err := s.Admit(bg, urlA, "paused"); return err },
+		"lookup": func() error { _, _, err := s.Lookup(bg, urlOther); return err },
+		"ping":   func() error { return s.Ping(bg) },
+	}
+	errs := make(chan error, len(calls))
+	for name, call := range calls {
+		go func() {
+			err := call()
+			if !isUnavailable(err) {
+				err = fmt.Errorf("%s while paused: %v, want ErrUnavailable", name, err)
+			} else {
+				err = nil
+			}
+			errs <- err
+		}()
+	}
+	for range calls {
+		if err := within(t, 5*time.Second, "a call while paused", func() error { return <-errs }); err != nil {
+			t.Error(err)
+		}
+	}
+	// Wait out the pause: this UNPAUSE itself is held until the pause ends.
+	if err := admin.Do(bg, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatalf("client unpause: %v", err)
+	}
+	mustAdmit(t, s, urlA, "paused") // idempotent whether or not the timed-out call ran
+	wantRefused(t, s, urlB, "other", 90*time.Second, ReasonConcurrency)
+}
+
+func TestNewRedisStoreErrors(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "redis://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	_ = l.Close()
+	bad := Defaults()
+	bad.Windows = nil
+	cases := []struct {
+		name        string
+		url         string
+		limits      Limits
+		opts        RedisOptions
+		unavailable bool
+	}{
+		{"nothing listening", closed, Defaults(), RedisOptions{}, true},
+		{"not a redis url", "http://127.0.0.1:6379", Defaults(), RedisOptions{}, false},
+		{"brace in prefix", closed, Defaults(), RedisOptions{Prefix: "a{b}:"}, false},
+		{"invalid limits", closed, bad, RedisOptions{}, false},
+		{"cluster url garbage", "redis://127.0.0.1:1?bogus=1", Defaults(), RedisOptions{Cluster: true}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := within(t, 5*time.Second, "NewRedisStore", func() error {
+				s, err := NewRedisStore(bg, tc.url, tc.limits, tc.opts)
+				if s != nil {
+					_ = s.Close()
+				}
+				return err
+			})
+			if err == nil {
+				t.Fatal("NewRedisStore succeeded")
+			}
+			if got := errors.Is(err, ErrUnavailable); got != tc.unavailable {
+				t.Fatalf("NewRedisStore: %v; ErrUnavailable %v, want %v", err, got, tc.unavailable)
+			}
+		})
+	}
+}
