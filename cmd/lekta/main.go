@@ -81,6 +81,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return exitWith(exitBadInput, nil)
 	}
 	switch args[0] {
+	case "audit":
+		return runAudit(ctx, args[1:], getenv, stdout, stderr)
+	case "serve":
+		return runServe(ctx, args[1:], getenv, stdout, stderr)
 	case "robots":
 		return runRobots(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":

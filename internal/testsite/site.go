@@ -64,6 +64,13 @@ func Dir() string {
 // Start serves testdata/site until the test ends.
 func Start(tb testing.TB) *Site {
 	tb.Helper()
+	s := New()
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// New serves testdata/site until Close; tests use Start.
+func New() *Site {
 	s := &Site{
 		dir:         Dir(),
 		mux:         http.NewServeMux(),
@@ -73,7 +80,6 @@ func Start(tb testing.TB) *Site {
 	}
 	s.mux.Handle("/", http.FileServer(http.Dir(s.dir)))
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	tb.Cleanup(s.Close)
 	return s
 }
 

@@ -1,0 +1,153 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"lekta.dev/lekta/compare"
+)
+
+// Schema names the report format; programs check it before reading.
+const Schema = "lekta.report/v1"
+
+// Status is the outcome of a whole audit.
+type Status string
+
+// Audit statuses.
+const (
+	// StatusComplete: both lanes fetched the page.
+	StatusComplete Status = "complete"
+	// StatusPartial: one lane finished, the other failed or timed out.
+	StatusPartial Status = "partial"
+	// StatusSkipped: the site was not fetched (robots.txt unreachable, or a
+	// scheduled re-audit of a disallowed URL).
+	StatusSkipped Status = "skipped"
+	// StatusBlocked: the SSRF guard refused the page itself in both lanes.
+	StatusBlocked Status = "blocked"
+	// StatusRateLimited: the per-host limits refused the audit.
+	StatusRateLimited Status = "rate_limited"
+	// StatusTimeout: the hard deadline passed before any lane finished.
+	StatusTimeout Status = "timeout"
+	// StatusError: neither lane could fetch the page.
+	StatusError Status = "error"
+)
+
+// Ran reports whether the audit reached the site and produced a comparison
+// (complete or partial).
+func (s Status) Ran() bool { return s == StatusComplete || s == StatusPartial }
+
+// Trigger says who asked for an audit.
+type Trigger string
+
+// Triggers.
+const (
+	TriggerCLI       Trigger = "cli"
+	TriggerForm      Trigger = "form"
+	TriggerAPI       Trigger = "api"
+	TriggerScheduled Trigger = "scheduled"
+)
+
+// ParseTrigger validates a trigger name.
+func ParseTrigger(s string) (Trigger, error) {
+	switch t := Trigger(s); t {
+	case TriggerCLI, TriggerForm, TriggerAPI, TriggerScheduled:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown trigger %q (want cli, form, api or scheduled)", s)
+}
+
+// Outcome is how one lane ended.
+type Outcome string
+
+// Lane outcomes.
+const (
+	OutcomeOK      Outcome = "ok"
+	OutcomeError   Outcome = "error"
+	OutcomeTimeout Outcome = "timeout"
+	OutcomeSkipped Outcome = "skipped"
+	OutcomeBlocked Outcome = "blocked"
+)
+
+// Report is the result of one audit: what each lane saw, how they differ,
+// and the findings. It holds derived data only, never the raw HTML.
+type Report struct {
+	Schema     string    `json:"schema"`
+	ID         string    `json:"id"`
+	URL        string    `json:"url"`
+	Status     Status    `json:"status"`
+	Trigger    Trigger   `json:"trigger"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	// Reason explains a skipped, blocked, rate-limited, timed-out or failed audit.
+	Reason string `json:"reason,omitempty"`
+	// Cached is true when the report was answered from the result cache.
+	Cached bool `json:"cached"`
+	// CacheAgeS is the cached report's age in seconds.
+	CacheAgeS int64 `json:"cache_age_s,omitempty"`
+	// Joined is true when this request waited for the same URL's audit already running.
+	Joined bool `json:"joined,omitempty"`
+	// RetryAfterS is set on rate_limited reports.
+	RetryAfterS int64 `json:"retry_after_s,omitempty"`
+	// Agent is the product token the audit ran under.
+	Agent    string              `json:"agent"`
+	Verdict  *compare.Verdict    `json:"verdict,omitempty"`
+	Findings []compare.Finding   `json:"findings"`
+	Diff     []compare.FieldDiff `json:"diff"`
+	Lanes    Lanes               `json:"lanes"`
+	Robots   *RobotsSection      `json:"robots,omitempty"`
+}
+
+// Lanes holds the two lanes' reports.
+type Lanes struct {
+	Plain  LaneReport       `json:"plain"`
+	Render RenderLaneReport `json:"render"`
+}
+
+// LaneReport is what one lane fetched.
+type LaneReport struct {
+	Outcome     Outcome            `json:"outcome"`
+	HTTPStatus  int                `json:"http_status"`
+	FinalURL    string             `json:"final_url"`
+	UserAgent   string             `json:"user_agent"`
+	Error       string             `json:"error,omitempty"`
+	ContentType string             `json:"content_type,omitempty"`
+	Bytes       int64              `json:"bytes"`
+	Truncated   bool               `json:"truncated,omitempty"`
+	Redirects   []compare.Redirect `json:"redirects"`
+	Headers     compare.Header     `json:"headers,omitempty"`
+	TTFBMS      int64              `json:"ttfb_ms"`
+	DurationMS  int64              `json:"duration_ms"`
+	// Page is the extract; nil when the lane produced no HTML document.
+	Page *compare.Page `json:"page"`
+}
+
+// RenderLaneReport adds what only the render lane knows.
+type RenderLaneReport struct {
+	LaneReport
+	// BlockedRequests counts the requests the lane refused, by reason.
+	BlockedRequests map[string]int           `json:"blocked_requests"`
+	BlockedURLs     []compare.BlockedRequest `json:"blocked_urls,omitempty"`
+	ConsoleErrors   []string                 `json:"console_errors,omitempty"`
+	Exceptions      []string                 `json:"exceptions,omitempty"`
+	FailedRequests  []compare.FailedRequest  `json:"failed_requests,omitempty"`
+	Requests        int                      `json:"requests"`
+	Settled         bool                     `json:"settled"`
+}
+
+// Encode returns the report as indented JSON.
+func (r *Report) Encode() ([]byte, error) {
+	return json.MarshalIndent(r, "", "  ")
+}
+
+// Decode reads a report encoded by Encode.
+func Decode(b []byte) (*Report, error) {
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("decode report: %w", err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("decode report: schema %q, want %q", r.Schema, Schema)
+	}
+	return &r, nil
+}

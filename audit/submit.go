@@ -1,0 +1,183 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"time"
+
+	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/compare"
+)
+
+// Errors of Submit and Finish that are not reports.
+var (
+	// ErrUnavailable: the shared store did not answer; no audit started
+	// (CLI exit 3, API 503 with Retry-After). It wraps cache.ErrUnavailable.
+	ErrUnavailable = fmt.Errorf("audit refused: %w", cache.ErrUnavailable)
+	// ErrNotFound: no report has that id (or it expired).
+	ErrNotFound = cache.ErrNotFound
+)
+
+// storeTimeout bounds the store calls after an audit, whose own context may
+// have run out: storing the result and releasing the lease must still happen.
+const storeTimeout = 5 * time.Second
+
+// Ticket is a submitted audit: either already answered (a cached or
+// rate-limited report, Ready) or waiting to be run or joined by Finish.
+type Ticket struct {
+	// ID is the report id the audit is stored under.
+	ID      string
+	URL     string
+	Trigger Trigger
+	target  *url.URL
+	ready   *Report
+	lease   *cache.Lease
+	// joined is set when the same URL is already running under ID.
+	joined bool
+}
+
+// Ready returns the report when the ticket was answered at once (from the
+// cache, or refused by the limiter), else nil.
+func (t *Ticket) Ready() *Report { return t.ready }
+
+// Joined reports whether Finish will wait for an audit already running.
+func (t *Ticket) Joined() bool { return t.joined }
+
+// Submit validates the target and asks the store for a decision, without
+// contacting the site: a cached report and a rate-limited refusal come back
+// Ready; otherwise Finish runs or joins the audit. Errors: policy.ErrInvalidURL,
+// policy.ErrTargetRefused, ErrUnavailable.
+func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
+	target, err := a.cfg.Guard.ParseTarget(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	t := &Ticket{ID: req.ID, URL: target.String(), Trigger: req.Trigger, target: target}
+	if t.ID == "" {
+		t.ID = a.cfg.NewID()
+	}
+	if e, ok, err := a.cfg.Store.Lookup(ctx, t.URL); err != nil {
+		return nil, unavailable(err)
+	} else if ok {
+		t.ready, err = cachedReport(e)
+		return t, err
+	}
+	adm, err := a.cfg.Store.Admit(ctx, t.URL, t.ID)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	switch adm.Decision {
+	case cache.Cached:
+		t.ready, err = cachedReport(adm.Entry)
+	case cache.InFlight:
+		t.ID, t.joined = adm.RunningID, true
+	case cache.Refused:
+		t.ready = a.refusedReport(t, adm)
+	case cache.Admitted:
+		t.lease = &adm.Lease
+	default:
+		err = fmt.Errorf("submit: store answered %v", adm.Decision)
+	}
+	return t, err
+}
+
+// Finish returns the ticket's report: the ready one, the joined audit's, or
+// a new audit's, which it runs under the hard deadline and stores. Errors:
+// ErrUnavailable when the store failed, cache.ErrAbandoned when a joined
+// audit ended without a result, and ctx's error.
+func (a *Auditor) Finish(ctx context.Context, t *Ticket) (*Report, error) {
+	switch {
+	case t.ready != nil:
+		return t.ready, nil
+	case t.joined:
+		e, err := a.cfg.Store.Wait(ctx, t.URL, t.ID)
+		if err != nil {
+			if errors.Is(err, cache.ErrUnavailable) {
+				return nil, unavailable(err)
+			}
+			return nil, fmt.Errorf("join audit %s: %w", t.ID, err)
+		}
+		r, err := Decode(e.Report)
+		if err != nil {
+			return nil, err
+		}
+		r.Joined = true
+		return r, nil
+	case t.lease != nil:
+		r := a.run(ctx, t.target, t.ID, t.Trigger)
+		return r, a.store(*t.lease, r)
+	}
+	return nil, errors.New("finish: ticket was already finished")
+}
+
+// Report returns a stored report by id; ErrNotFound when there is none.
+func (a *Auditor) Report(ctx context.Context, id string) (*Report, error) {
+	e, err := a.cfg.Store.Report(ctx, id)
+	if err != nil {
+		if errors.Is(err, cache.ErrUnavailable) {
+			return nil, unavailable(err)
+		}
+		return nil, err
+	}
+	return Decode(e.Report)
+}
+
+// store hands the report to the store and releases the lease. A report
+// over the size cap is stored without the lanes' extracts instead.
+func (a *Auditor) store(l cache.Lease, r *Report) error {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	b, err := r.Encode()
+	if err != nil {
+		return fmt.Errorf("store report: %w", err)
+	}
+	failed := !r.Status.Ran()
+	err = a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed})
+	if errors.Is(err, cache.ErrTooLarge) {
+		slim := *r
+		slim.Lanes.Plain.Page, slim.Lanes.Render.Page = nil, nil
+		slim.Reason = "the report was too large to keep whole; the lanes' extracts were dropped"
+		if b, err = slim.Encode(); err == nil {
+			err = a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed})
+		}
+	}
+	if err != nil {
+		if errors.Is(err, cache.ErrUnavailable) {
+			return unavailable(err)
+		}
+		return fmt.Errorf("store report: %w", err)
+	}
+	return nil
+}
+
+// cachedReport decodes a cache entry and marks it as answered from the cache.
+func cachedReport(e cache.Entry) (*Report, error) {
+	r, err := Decode(e.Report)
+	if err != nil {
+		return nil, err
+	}
+	r.Cached, r.CacheAgeS = true, int64(e.Age/time.Second)
+	return r, nil
+}
+
+// refusedReport is the report of an audit the limiter refused.
+func (a *Auditor) refusedReport(t *Ticket, adm cache.Admission) *Report {
+	wait := int64(math.Ceil(adm.RetryAfter.Seconds()))
+	why := "another audit of " + t.target.Hostname() + " is running"
+	if adm.Reason != cache.ReasonConcurrency {
+		why = fmt.Sprintf("the limit of %s audits per host was reached", adm.Reason)
+	}
+	return &Report{
+		Schema: Schema, ID: t.ID, URL: t.URL, Status: StatusRateLimited, Trigger: t.Trigger,
+		StartedAt: a.cfg.Now().UTC(), Agent: a.cfg.Token, RetryAfterS: max(wait, 1),
+		Reason:   fmt.Sprintf("%s (%s); retry in %ds", why, adm.Reason, max(wait, 1)),
+		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
+	}
+}
+
+func unavailable(err error) error {
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}

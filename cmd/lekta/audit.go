@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/policy"
+)
+
+const auditUsage = `usage: lekta audit [flags] URL
+
+Fetches URL twice as LektaBot (a plain GET without JavaScript, then a
+headless-Chromium render) and prints what the plain fetch misses.
+
+exit status: 0 the audit ran (complete or partial), 2 bad input (malformed
+URL, not http(s), refused target), 3 the audit could not run (skipped,
+rate-limited, browser missing, timeout before any lane finished, store down).
+`
+
+// runAudit is "lekta audit".
+func runAudit(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := newFlagSet("audit", auditUsage, stderr)
+	cfg.register(fs)
+	asJSON := fs.Bool("json", false, "print the report as JSON (schema "+audit.Schema+")")
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return exitWith(exitBadInput, flagError(err))
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitWith(exitBadInput, errors.New("audit takes exactly one URL"))
+	}
+	guard, _, err := cfg.validate()
+	if err != nil {
+		return exitWith(exitBadInput, err)
+	}
+	// Refuse bad input before opening the store or starting a browser.
+	if _, err := guard.ParseTarget(fs.Arg(0)); err != nil {
+		return exitWith(exitBadInput, err)
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	p, err := cfg.start(ctx, logger)
+	if err != nil {
+		return exitWith(exitNotRun, err)
+	}
+	defer p.Close()
+	rep, err := p.auditor.Audit(ctx, audit.Request{URL: fs.Arg(0), Trigger: audit.TriggerCLI})
+	if err != nil {
+		return exitWith(auditErrorCode(err), err)
+	}
+	if err := printReport(stdout, rep, *asJSON); err != nil {
+		return exitWith(exitNotRun, err)
+	}
+	if !rep.Status.Ran() {
+		return exitWith(exitNotRun, fmt.Errorf("audit %s: %s", rep.Status, rep.Reason))
+	}
+	return nil
+}
+
+// auditErrorCode maps an error of Auditor.Audit to an exit status.
+func auditErrorCode(err error) int {
+	if errors.Is(err, policy.ErrInvalidURL) || errors.Is(err, policy.ErrTargetRefused) {
+		return exitBadInput
+	}
+	return exitNotRun
+}
+
+func printReport(w io.Writer, rep *audit.Report, asJSON bool) error {
+	if !asJSON {
+		return audit.WriteText(w, rep)
+	}
+	b, err := rep.Encode()
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// flagError keeps flag's own message; -h is not an error worth a message.
+func flagError(err error) error {
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}

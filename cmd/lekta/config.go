@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/render"
+)
+
+// leaseMargin is how far a host's concurrency lease outlives the hard
+// audit deadline, so a slow audit never loses its lease but a crashed
+// holder's lease still expires.
+const leaseMargin = 15 * time.Second
+
+// config is the configuration audit and serve share, filled from flags with
+// LEKTA_* environment fallbacks.
+type config struct {
+	timeout   time.Duration
+	resolve   listFlag
+	allowAddr listFlag
+	allowPort listFlag
+	deny      listFlag
+	chromium  string
+
+	redisURL    string
+	rate        string
+	concurrency int
+	cacheTTL    time.Duration
+	reportTTL   time.Duration
+}
+
+// register adds the shared flags to fs.
+func (c *config) register(fs *flag.FlagSet) {
+	def := cache.Defaults()
+	fs.DurationVar(&c.timeout, "timeout", audit.DefaultTimeout, "hard limit for the whole audit; at the limit, finished lanes are kept")
+	fs.Var(&c.resolve, "resolve", "HOST:PORT:ADDR[:PORT] (repeatable): connect to ADDR whenever either lane needs HOST:PORT, as curl's --resolve")
+	fs.Var(&c.allowAddr, "allow-addr", "IP:PORT (repeatable): let the SSRF guard dial this exact private or loopback address and port")
+	fs.Var(&c.allowPort, "allow-port", "PORT (repeatable): allow targets on this port besides 80 and 443")
+	fs.Var(&c.deny, "deny", "CIDR or IP (repeatable): refuse these addresses too (e.g. your own VPC ranges)")
+	fs.StringVar(&c.chromium, "chromium", "", "browser binary (default: chromium, chromium-browser or google-chrome on PATH)")
+	fs.StringVar(&c.redisURL, "redis-url", "", "redis://… shared store for limits, cache and reports; without it, an in-memory store in this process")
+	fs.StringVar(&c.rate, "rate", windowsString(def.Windows), "per-host start limits, N/duration pairs")
+	fs.IntVar(&c.concurrency, "per-host-concurrency", def.Concurrency, "audits of one host at a time")
+	fs.DurationVar(&c.cacheTTL, "cache-ttl", def.CacheTTL, "how long a result answers repeats of the same URL")
+	fs.DurationVar(&c.reportTTL, "report-ttl", def.ReportTTL, "how long a report stays readable by its id")
+}
+
+func windowsString(ws []cache.Window) string {
+	s := ""
+	for i, w := range ws {
+		if i > 0 {
+			s += ","
+		}
+		s += w.String()
+	}
+	return s
+}
+
+// guard builds the SSRF guard; errors name the flag.
+func (c *config) guard() (*policy.Guard, error) {
+	var gc policy.GuardConfig
+	for _, v := range c.resolve {
+		r, err := policy.ParseResolveRule(v)
+		if err != nil {
+			return nil, fmt.Errorf("--resolve %q: %w", v, err)
+		}
+		gc.Resolve = append(gc.Resolve, r)
+	}
+	for _, v := range c.allowAddr {
+		a, err := policy.ParseAllowAddr(v)
+		if err != nil {
+			return nil, fmt.Errorf("--allow-addr %q: %w", v, err)
+		}
+		gc.AllowAddrs = append(gc.AllowAddrs, a)
+	}
+	for _, v := range c.allowPort {
+		p, err := policy.ParsePort(v)
+		if err != nil {
+			return nil, fmt.Errorf("--allow-port %q: %w", v, err)
+		}
+		gc.AllowPorts = append(gc.AllowPorts, p)
+	}
+	for _, v := range c.deny {
+		p, err := policy.ParseDenyPrefix(v)
+		if err != nil {
+			return nil, fmt.Errorf("--deny %q: %w", v, err)
+		}
+		gc.DenyPrefixes = append(gc.DenyPrefixes, p)
+	}
+	return policy.NewGuard(gc)
+}
+
+// limits builds the store limits; errors name the flag.
+func (c *config) limits() (cache.Limits, error) {
+	l := cache.Defaults()
+	ws, err := cache.ParseWindows(c.rate)
+	if err != nil {
+		return l, fmt.Errorf("--rate %q: %w", c.rate, err)
+	}
+	if c.timeout <= 0 {
+		return l, fmt.Errorf("--timeout %s: must be positive", c.timeout)
+	}
+	l.Windows, l.Concurrency, l.CacheTTL, l.ReportTTL = ws, c.concurrency, c.cacheTTL, c.reportTTL
+	l.LeaseTTL = c.timeout + leaseMargin
+	if err := l.Validate(); err != nil {
+		return l, fmt.Errorf("store limits: %w", err)
+	}
+	return l, nil
+}
+
+// errBadConfig marks configuration errors (exit 2), as opposed to parts
+// that failed to start (exit 3).
+var errBadConfig = errors.New("bad configuration")
+
+// parts are the running pieces audit and serve build from a config.
+type parts struct {
+	identity policy.Identity
+	guard    *policy.Guard
+	limits   cache.Limits
+	store    cache.Store
+	browser  *render.Browser
+	auditor  *audit.Auditor
+}
+
+// validate checks everything that needs no I/O; errors wrap errBadConfig.
+func (c *config) validate() (*policy.Guard, cache.Limits, error) {
+	g, err := c.guard()
+	if err != nil {
+		return nil, cache.Limits{}, fmt.Errorf("%w: %w", errBadConfig, err)
+	}
+	l, err := c.limits()
+	if err != nil {
+		return nil, l, fmt.Errorf("%w: %w", errBadConfig, err)
+	}
+	return g, l, nil
+}
+
+// start opens the store and the browser and builds the auditor. Close
+// releases them.
+func (c *config) start(ctx context.Context, logger *slog.Logger) (*parts, error) {
+	g, l, err := c.validate()
+	if err != nil {
+		return nil, err
+	}
+	p := &parts{identity: policy.DefaultIdentity(), guard: g, limits: l}
+	if c.redisURL == "" {
+		p.store, err = cache.NewMemoryStore(l, time.Now)
+	} else {
+		p.store, err = cache.NewRedisStore(ctx, c.redisURL, l, cache.RedisOptions{Logger: logger})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	p.browser, err = render.Start(ctx, render.Options{
+		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
+		UASuffix: p.identity.RenderSuffix(), Logger: logger,
+	})
+	if err != nil {
+		p.store.Close()
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	p.auditor, err = audit.New(audit.Config{
+		Guard: g, Renderer: p.browser, Store: p.store, Token: p.identity.Token,
+		PlainUA: p.identity.PlainUA(), Timeout: c.timeout, Logger: logger,
+	})
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Close stops the browser and closes the store.
+func (p *parts) Close() error {
+	return errors.Join(p.browser.Close(), p.store.Close())
+}
