@@ -7,6 +7,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Options tune ExtractWith.
@@ -111,26 +112,54 @@ func (x *extractor) headers(h Header) {
 	}
 }
 
-// document reads everything from the parsed document.
+// document reads everything from the parsed document: the head signals in
+// one selector pass (document order, so the first title or base wins), then
+// the body in one walk.
 func (x *extractor) document(root *html.Node) {
 	doc := goquery.NewDocumentFromNode(root)
-	if href, ok := doc.Find("base[href]").First().Attr("href"); ok && x.base != nil {
-		if u, err := x.base.Parse(strings.TrimSpace(href)); err == nil {
-			x.base = u
+	var metas, links, scripts []*goquery.Selection
+	titled, based, langed := false, false, false
+	doc.Find("html, base[href], title, meta, link[href], script").Each(func(_ int, s *goquery.Selection) {
+		n := s.Get(0)
+		if n.Namespace != "" {
+			return
 		}
-	}
-	lang, _ := doc.Find("html").First().Attr("lang")
-	x.page.Lang = x.t.cleanText("lang", lang, 64)
-	doc.Find("title").EachWithBreak(func(_ int, s *goquery.Selection) bool {
-		if s.Get(0).Namespace != "" {
-			return true
+		switch n.DataAtom {
+		case atom.Html:
+			if !langed {
+				langed = true
+				x.page.Lang = x.t.cleanText("lang", attr(n, "lang"), 64)
+			}
+		case atom.Base:
+			if !based && x.base != nil {
+				based = true
+				if u, err := x.base.Parse(strings.TrimSpace(attr(n, "href"))); err == nil {
+					x.base = u
+				}
+			}
+		case atom.Title:
+			if !titled {
+				titled = true
+				x.page.Title = x.t.cleanText("title", s.Text(), maxText)
+			}
+		case atom.Meta:
+			metas = append(metas, s)
+		case atom.Link:
+			links = append(links, s)
+		case atom.Script:
+			scripts = append(scripts, s)
 		}
-		x.page.Title = x.t.cleanText("title", s.Text(), maxText)
-		return false
 	})
-	doc.Find("meta").Each(func(_ int, s *goquery.Selection) { x.meta(s) })
-	doc.Find("link[href]").Each(func(_ int, s *goquery.Selection) { x.linkElement(s) })
-	doc.Find("script").Each(func(_ int, s *goquery.Selection) { x.script(s) })
+	// URLs resolve against <base>, wherever it stands, so these come after.
+	for _, s := range metas {
+		x.meta(s)
+	}
+	for _, s := range links {
+		x.linkElement(s)
+	}
+	for _, s := range scripts {
+		x.script(s)
+	}
 	x.walk(root)
 }
 
@@ -248,8 +277,8 @@ func (x *extractor) script(s *goquery.Selection) {
 	}
 }
 
-// resolve resolves ref against base and returns it as a capped string, or
-// "" when ref is empty or not a URL. With link set, only http(s) targets are
+// resolve resolves ref against base and returns it as a capped string with
+// a lower-case host and no default port, or "" when ref is empty or not a URL. With link set, only http(s) targets are
 // kept and the fragment is dropped.
 func (x *extractor) resolve(base *url.URL, ref, field string, link bool) string {
 	ref = strings.Map(func(r rune) rune {
@@ -273,6 +302,14 @@ func (x *extractor) resolve(base *url.URL, ref, field string, link bool) string 
 			return ""
 		}
 		u.Fragment, u.RawFragment = "", ""
+	}
+	// Hosts are case-insensitive and default ports redundant, so
+	// HTTP://Shop.Example:80/ and http://shop.example/ compare equal.
+	u.Host = strings.ToLower(u.Host)
+	if u.Scheme == "http" {
+		u.Host = strings.TrimSuffix(u.Host, ":80")
+	} else if u.Scheme == "https" {
+		u.Host = strings.TrimSuffix(u.Host, ":443")
 	}
 	out, cut := clip(u.String(), maxURL)
 	if cut {

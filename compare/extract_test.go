@@ -163,7 +163,7 @@ func TestExtract(t *testing.T) {
 			check: func(tb testing.TB, p *Page) {
 				eq(tb, "links", p.Links, []Link{
 					{Href: "http://shop.example/a", Text: "A one", Internal: true},
-					{Href: "http://Shop.Example:80/b", Rel: "nofollow sponsored", Text: "B", Internal: true},
+					{Href: "http://shop.example/b", Rel: "nofollow sponsored", Text: "B", Internal: true},
 					{Href: "https://example.org/c", Text: "Partner logo", Internal: false},
 					{Href: "http://shop.example/c2", Text: "Cart", Internal: true},
 				})
