@@ -3,50 +3,411 @@ package render
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
 
 	"lekta.dev/lekta/compare"
 )
 
-// ErrBrowserMissing: no Chromium binary was found.
-var ErrBrowserMissing = errors.New("chromium not found (install the Debian package \"chromium\" or pass --chromium PATH)")
+// Defaults of Options.
+const (
+	DefaultSettleTimeout = 10 * time.Second
+	DefaultQuietPeriod   = 500 * time.Millisecond
+	DefaultMaxRequests   = 300
+	DefaultMaxBytes      = 50 << 20
+	DefaultMaxBodyBytes  = 15 << 20
+)
 
 // Options configure the browser.
 type Options struct {
 	// ExecPath is the browser binary; "" searches chromium, chromium-browser, google-chrome on PATH.
 	ExecPath string
-	// Dial makes every connection of the browser (through the in-process proxy).
+	// Dial makes every connection of the browser (through the in-process
+	// proxy). It is the SSRF guard and is required.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
-	// CheckURL validates every main-frame navigation target.
+	// CheckURL validates the URL to render and every main-frame navigation
+	// and redirect hop; nil allows any http or https URL.
 	CheckURL func(u *url.URL) error
 	// UASuffix is appended to the browser's own user agent, e.g. " LektaBot/0.1 (+https://lekta.dev/bot)".
 	UASuffix string
-	Logger   *slog.Logger
+	// Logger receives the lane's diagnostics; nil discards them.
+	Logger *slog.Logger
+
+	// SettleTimeout caps the wait for the load event plus network quiet
+	// (DefaultSettleTimeout); a render that hits it has Settled false.
+	SettleTimeout time.Duration
+	// QuietPeriod is how long the network must be idle after the load
+	// event (DefaultQuietPeriod).
+	QuietPeriod time.Duration
+	// MaxRequests and MaxBytes are the per-audit proxy budget
+	// (DefaultMaxRequests, DefaultMaxBytes); requests past it are refused
+	// and counted as "budget".
+	MaxRequests int
+	MaxBytes    int64
+	// MaxBodyBytes caps the serialized DOM (DefaultMaxBodyBytes); a longer
+	// one is cut and the snapshot marked Truncated.
+	MaxBodyBytes int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.SettleTimeout <= 0 {
+		o.SettleTimeout = DefaultSettleTimeout
+	}
+	if o.QuietPeriod <= 0 {
+		o.QuietPeriod = DefaultQuietPeriod
+	}
+	if o.MaxRequests <= 0 {
+		o.MaxRequests = DefaultMaxRequests
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.CheckURL == nil {
+		o.CheckURL = func(*url.URL) error { return nil }
+	}
+	return o
 }
 
 // Request is one render.
 type Request struct {
+	// URL is the page to render; it must pass Options.CheckURL.
 	URL string
 	// AllowSameOrigin is asked for every request to the page's own origin
 	// (subresources included); a false answer blocks it with reason "robots".
 	AllowSameOrigin func(u *url.URL) (allowed bool, rule string)
+
+	// afterSettle, set by tests, runs after the page settled and before
+	// the DOM snapshot.
+	afterSettle func(ctx context.Context, t *tab)
 }
 
-// Browser is one Chromium process serving renders.
-type Browser struct{}
+// Browser is one Chromium process serving renders, safe for concurrent use.
+// A fresh browser context (its own proxy, cookies, storage) serves each
+// render, and the next one is prepared while the current render runs. When
+// Chromium dies, the next Render starts a new one.
+type Browser struct {
+	opts     Options
+	execPath string
+	log      *slog.Logger
 
-// Start launches the browser.
-func Start(ctx context.Context, opts Options) (*Browser, error) { return &Browser{}, nil }
+	mu     sync.Mutex
+	inst   *instance
+	ua     string // the browser's own user agent
+	closed bool
+}
 
-// UserAgent is the user agent renders send.
-func (b *Browser) UserAgent() string { return "" }
+// Start launches the browser. ctx bounds the start-up only.
+func Start(ctx context.Context, opts Options) (*Browser, error) {
+	opts = opts.withDefaults()
+	if opts.Dial == nil {
+		return nil, errors.New("start browser: Options.Dial is required (the SSRF guard)")
+	}
+	path, err := findBrowser(opts.ExecPath)
+	if err != nil {
+		return nil, err
+	}
+	b := &Browser{opts: opts, execPath: path, log: opts.Logger}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	in, err := b.launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.inst = in
+	return b, nil
+}
 
-// Render loads req.URL in a fresh browser context and returns the settled DOM.
+// UserAgent is the user agent renders send: the browser's own plus
+// Options.UASuffix.
+func (b *Browser) UserAgent() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ua + b.opts.UASuffix
+}
+
+// Render loads req.URL in a fresh browser context and returns the settled
+// DOM. Errors wrap ErrURLRefused, ErrNavigationFailed, ErrRenderTimeout,
+// ErrPageCrashed, ErrBrowserCrashed, ErrClosed or the context's error.
 func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, error) {
-	return nil, errors.New("not implemented")
+	start := time.Now()
+	u, err := b.checkTarget(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	in, err := b.instance(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", req.URL, err)
+	}
+	t, err := in.takeTab(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", req.URL, in.explain(ctx, err))
+	}
+	defer t.close()
+	a := newAudit(b, in, t, req, u, start)
+	snap, err := a.run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", req.URL, err)
+	}
+	return snap, nil
 }
 
-// Close stops the browser.
-func (b *Browser) Close() error { return nil }
+// checkTarget parses the URL to render and runs CheckURL on it.
+func (b *Browser) checkTarget(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w: %w", raw, ErrURLRefused, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("render %s: %w: only http and https URLs", raw, ErrURLRefused)
+	}
+	if err := b.opts.CheckURL(u); err != nil {
+		return nil, fmt.Errorf("render %s: %w: %w", raw, ErrURLRefused, err)
+	}
+	return u, nil
+}
+
+// instance returns the running Chromium, starting a new one if the last
+// one died.
+func (b *Browser) instance(ctx context.Context) (*instance, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, ErrClosed
+	}
+	if b.inst != nil && !b.inst.dead() {
+		return b.inst, nil
+	}
+	if old := b.inst; old != nil {
+		b.log.Warn("chromium died; starting a new one")
+		b.inst = nil
+		old.shutdown()
+	}
+	in, err := b.launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.inst = in
+	return in, nil
+}
+
+// Close stops the browser. Renders in flight fail.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	in := b.inst
+	b.inst = nil
+	b.closed = true
+	b.mu.Unlock()
+	if in != nil {
+		in.shutdown()
+	}
+	return nil
+}
+
+// instance is one Chromium process and what belongs to it.
+type instance struct {
+	b        *Browser
+	ctx      context.Context // the chromedp browser context; ends with the process
+	cancel   context.CancelFunc
+	cdp      *chromedp.Browser
+	defProxy *proxy
+	peer     peerCheck
+	ua       string
+
+	spare   chan spareTab
+	closing chan struct{}
+	wg      sync.WaitGroup // prewarm goroutines
+	once    sync.Once
+	stopped chan struct{}
+}
+
+type spareTab struct {
+	t   *tab
+	err error
+}
+
+// launch starts Chromium, reads its user agent and prepares the first
+// browser context. b.mu is held.
+func (b *Browser) launch(ctx context.Context) (*instance, error) {
+	def, err := newProxy(b.opts.Dial, budget{}, true, loopbackOnly, b.log)
+	if err != nil {
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(b.execPath, def.addr())...)
+	logf := func(format string, args ...any) { b.log.Debug(fmt.Sprintf(format, args...), "src", "chromedp") }
+	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithBrowserOption(
+		chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf)))
+	in := &instance{
+		b: b, ctx: bctx, defProxy: def,
+		spare:   make(chan spareTab, 1),
+		closing: make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	in.cancel = func() { bcancel(); acancel() }
+	fail := func(err error) (*instance, error) {
+		in.cancel()
+		def.close()
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	stop := context.AfterFunc(ctx, bcancel)
+	err = chromedp.Do(bctx)
+	if !stop() {
+		return fail(ctx.Err())
+	}
+	if err != nil {
+		return fail(err)
+	}
+	in.cdp = chromedp.FromContext(bctx).Browser
+	vctx, vcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer vcancel()
+	v, err := cdp.Call(vctx, in.cdp, browser.GetVersion, cdp.Empty{})
+	if err != nil {
+		return fail(fmt.Errorf("read version: %w", err))
+	}
+	in.ua = v.UserAgent
+	b.ua = v.UserAgent
+	pid := 0
+	if p := in.cdp.Process(); p != nil {
+		pid = p.Pid
+	}
+	in.peer = newPeerCheck(pid)
+	b.log.Info("chromium started", "path", b.execPath, "product", v.Product, "pid", pid, "user_agent", v.UserAgent+b.opts.UASuffix)
+
+	t, err := in.newTab(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("first browser context: %w", err))
+	}
+	in.spare <- spareTab{t: t}
+	in.checkOmnibox(vctx)
+	go in.watch()
+	return in, nil
+}
+
+// checkOmnibox logs loudly when Chromium runs address-bar popup renderers,
+// which cost most of a core per window: the feature names in
+// disabledFeatures changed and need updating.
+func (in *instance) checkOmnibox(ctx context.Context) {
+	res, err := cdp.Call(ctx, in.cdp, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		in.b.log.Warn("list browser targets", "err", err)
+		return
+	}
+	for _, ti := range res.TargetInfos {
+		if strings.Contains(ti.URL, "omnibox-popup") {
+			in.b.log.Error("CHROMIUM RUNS AN OMNIBOX POPUP RENDERER PER WINDOW: update disabledFeatures in render/flags.go for this Chromium version; each audit costs about twice the CPU",
+				"target_url", ti.URL, "target_type", ti.Type)
+			return
+		}
+	}
+}
+
+// watch logs an unexpected death of the process.
+func (in *instance) watch() {
+	select {
+	case <-in.cdp.LostConnection:
+		select {
+		case <-in.closing:
+		default:
+			in.b.log.Error("chromium exited unexpectedly; the next render starts a new one")
+		}
+	case <-in.closing:
+	}
+}
+
+// dead reports whether the process is gone.
+func (in *instance) dead() bool {
+	select {
+	case <-in.cdp.LostConnection:
+		return true
+	case <-in.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// explain turns an error seen while the process died into ErrBrowserCrashed.
+func (in *instance) explain(ctx context.Context, err error) error {
+	if ctx.Err() == nil && in.dead() {
+		return fmt.Errorf("%w: %w", ErrBrowserCrashed, err)
+	}
+	return err
+}
+
+// takeTab returns the prepared browser context and starts preparing the next.
+func (in *instance) takeTab(ctx context.Context) (*tab, error) {
+	select {
+	case s := <-in.spare:
+		in.prewarm()
+		if s.err == nil {
+			return s.t, nil
+		}
+		in.b.log.Warn("prepare browser context", "err", s.err)
+		return in.newTab(ctx)
+	case <-in.cdp.LostConnection:
+		return nil, ErrBrowserCrashed
+	case <-in.closing:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// prewarm prepares the next browser context in the background (≈0.4 s that
+// the next render does not wait for).
+func (in *instance) prewarm() {
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		t, err := in.newTab(in.ctx)
+		select {
+		case in.spare <- spareTab{t: t, err: err}:
+		case <-in.closing:
+			if t != nil {
+				t.close()
+			}
+		}
+	}()
+}
+
+// shutdown stops the process and everything of it. It is idempotent.
+func (in *instance) shutdown() {
+	in.once.Do(func() {
+		close(in.closing)
+		in.wg.Wait()
+		select {
+		case s := <-in.spare:
+			if s.t != nil {
+				s.t.close()
+			}
+		default:
+		}
+		if !in.dead() {
+			// A graceful close lets Chromium clean up its profile.
+			ctx, cancel := context.WithTimeout(in.ctx, 5*time.Second)
+			if err := chromedp.Cancel(ctx); err != nil {
+				in.b.log.Debug("close chromium", "err", err)
+			}
+			cancel()
+		}
+		in.cancel()
+		in.defProxy.close()
+		close(in.stopped)
+	})
+}

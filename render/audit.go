@@ -1,0 +1,263 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"lekta.dev/lekta/compare"
+)
+
+// Limits of one render.
+const (
+	// maxNavigations caps main-frame navigations after the first (meta
+	// refresh, Refresh header, location=); later ones are refused.
+	maxNavigations = 3
+	// maxRedirects caps the redirect hops of one main-frame navigation.
+	maxRedirects = 5
+	// snapshotTimeout bounds the DOM snapshot when the caller set no deadline.
+	snapshotTimeout = 5 * time.Second
+	// maxMessages caps console errors, exceptions and failed requests kept.
+	maxMessages = 50
+	// maxMessageLen caps the length of one kept message.
+	maxMessageLen = 500
+)
+
+// audit is the state of one render.
+type audit struct {
+	b     *Browser
+	in    *instance
+	t     *tab
+	req   Request
+	u     *url.URL
+	start time.Time
+	opts  Options
+	// origin is the page's scheme://host[:port], for AllowSameOrigin.
+	origin    string
+	mainFrame cdp.FrameID
+	// cancel ends the render with a cause (a crash).
+	cancel context.CancelCauseFunc
+
+	net netTracker
+	rec recorder
+
+	qmu   sync.Mutex
+	queue []any
+	wake  chan struct{}
+
+	// Main-frame navigation state; only the worker goroutine writes it.
+	navMu   sync.Mutex
+	navSeen bool
+	navs    int
+	hops    int
+	navErr  error // why the last main-frame navigation was refused
+}
+
+func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {
+	a := &audit{
+		b: b, in: in, t: t, req: req, u: u, start: start, opts: b.opts,
+		origin:    origin(u),
+		mainFrame: cdp.FrameID(t.target.TargetID),
+		wake:      make(chan struct{}, 1),
+	}
+	a.net.init()
+	a.rec.init()
+	return a
+}
+
+// origin is u's scheme://host[:port] as Chromium serializes it.
+func origin(u *url.URL) string {
+	host := strings.ToLower(u.Hostname())
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host
+}
+
+// run renders the page. Every goroutine it starts has ended when it returns.
+func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
+	rctx, cancel := context.WithCancelCause(ctx)
+	a.cancel = cancel
+	defer cancel(nil)
+
+	// Events are handled in order on chromedp's reader goroutine; commands
+	// (Fetch decisions, dialogs, popups) on one worker goroutine.
+	lctx, lcancel := context.WithCancel(a.t.ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		lcancel()
+		wg.Wait()
+	}()
+	if err := chromedp.Listen(lctx, a.onEvent); err != nil {
+		return nil, a.explain(ctx, rctx, fmt.Errorf("listen: %w", err))
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		a.work(lctx)
+	}()
+	go func() {
+		defer wg.Done()
+		select {
+		case <-a.in.cdp.LostConnection:
+			cancel(ErrBrowserCrashed)
+		case <-lctx.Done():
+		}
+	}()
+
+	var sameOrigin string
+	if a.req.AllowSameOrigin != nil {
+		sameOrigin = a.origin
+	}
+	if _, err := cdp.Call(rctx, a.t.target, fetch.Enable, fetch.EnableParams{Patterns: fetchPatterns(sameOrigin)}); err != nil {
+		return nil, a.explain(ctx, rctx, fmt.Errorf("enable request interception: %w", err))
+	}
+
+	settleBy, snapBy := a.deadlines(ctx)
+	if err := a.navigate(ctx, rctx, settleBy); err != nil {
+		return nil, err
+	}
+	settled := a.net.settle(rctx, settleBy, a.opts.QuietPeriod)
+	if !settled {
+		loaded, pending := a.net.pending()
+		a.b.log.Info("page did not settle", "url", a.req.URL, "loaded", loaded, "in_flight", pending)
+	}
+	if err := context.Cause(rctx); err != nil {
+		return nil, a.explain(ctx, rctx, err)
+	}
+	if a.req.afterSettle != nil {
+		a.req.afterSettle(rctx, a.t)
+	}
+	sctx, scancel := context.WithDeadline(rctx, snapBy)
+	defer scancel()
+	dom, err := a.snapshot(sctx)
+	if err != nil {
+		return nil, a.explain(ctx, rctx, fmt.Errorf("snapshot: %w", err))
+	}
+	return a.assemble(dom, settled), nil
+}
+
+// deadlines splits the time: settling ends at the settle cap or shortly
+// before the caller's deadline, leaving time for the snapshot.
+func (a *audit) deadlines(ctx context.Context) (settleBy, snapBy time.Time) {
+	now := time.Now()
+	settleBy = now.Add(a.opts.SettleTimeout)
+	snapBy = settleBy.Add(snapshotTimeout)
+	if d, ok := ctx.Deadline(); ok {
+		reserve := min(max(d.Sub(now)/5, 250*time.Millisecond), 2*time.Second)
+		if by := d.Add(-reserve); by.Before(settleBy) {
+			settleBy = by
+		}
+		snapBy = d
+	}
+	return settleBy, snapBy
+}
+
+// navigate loads the page; only the URL that passed CheckURL is passed.
+func (a *audit) navigate(ctx, rctx context.Context, by time.Time) error {
+	nctx, ncancel := context.WithDeadline(rctx, by)
+	defer ncancel()
+	res, err := cdp.Call(nctx, a.t.target, page.Navigate, page.NavigateParams{URL: a.u.String()})
+	if err != nil {
+		return a.explain(ctx, rctx, fmt.Errorf("navigate: %w", err))
+	}
+	if res.IsDownload {
+		return fmt.Errorf("%w: the URL is a download, not a page", ErrNavigationFailed)
+	}
+	if res.ErrorText != "" {
+		return a.navigationError(res.ErrorText)
+	}
+	if why := a.net.refusedMain(); why != "" {
+		return a.proxyRefusal(a.net.mainURL(), why)
+	}
+	return nil
+}
+
+// navigationError explains a failed first navigation.
+func (a *audit) navigationError(errorText string) error {
+	a.navMu.Lock()
+	navErr := a.navErr
+	a.navMu.Unlock()
+	if navErr != nil {
+		return navErr
+	}
+	if reason := a.rec.blockedDocument(); reason != "" {
+		return fmt.Errorf("%w: %s: blocked (%s)", ErrNavigationFailed, a.net.mainURL(), reason)
+	}
+	return a.proxyRefusal(a.net.mainURL(), errorText)
+}
+
+// proxyRefusal wraps the guard's dial error for the document at raw, when
+// the proxy recorded one.
+func (a *audit) proxyRefusal(raw, why string) error {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		if derr := a.t.proxy.refusal(hostPort(u)); derr != nil {
+			return fmt.Errorf("%w: %s: %w", ErrNavigationFailed, raw, derr)
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrNavigationFailed, why)
+}
+
+// explain turns an error into the render's error: a crash cause, a dead
+// browser, the caller's deadline or cancellation, or an internal timeout.
+func (a *audit) explain(ctx, rctx context.Context, err error) error {
+	cause := context.Cause(rctx)
+	switch {
+	case errors.Is(cause, ErrPageCrashed) || errors.Is(cause, ErrBrowserCrashed):
+		return cause
+	case a.in.dead():
+		return fmt.Errorf("%w: %w", ErrBrowserCrashed, err)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w: %w", ErrRenderTimeout, ctx.Err())
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%w: %w", ErrRenderTimeout, err)
+	}
+	return err
+}
+
+// enqueue hands an event that needs commands to the worker.
+func (a *audit) enqueue(ev any) {
+	a.qmu.Lock()
+	a.queue = append(a.queue, ev)
+	a.qmu.Unlock()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// work runs the commands that events call for, until ctx ends.
+func (a *audit) work(ctx context.Context) {
+	for {
+		select {
+		case <-a.wake:
+		case <-ctx.Done():
+			return
+		}
+		a.qmu.Lock()
+		items := a.queue
+		a.queue = nil
+		a.qmu.Unlock()
+		for _, it := range items {
+			a.handle(ctx, it)
+		}
+	}
+}

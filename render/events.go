@@ -1,0 +1,240 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/textproto"
+	"strings"
+	"sync"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"lekta.dev/lekta/compare"
+)
+
+// onEvent handles one event of the page target. It runs on chromedp's
+// reader goroutine in arrival order, so it must be quick and send no
+// command: anything that needs one is queued for the worker.
+func (a *audit) onEvent(ev any) {
+	switch e := ev.(type) {
+	case *network.EventRequestWillBeSent:
+		a.net.started(e, a.mainFrame)
+	case *network.EventResponseReceived:
+		a.net.response(e)
+		if why := headerValue(e.Response.Headers, refusedHeader); why != "" {
+			a.rec.failed(e.Response.URL, e.Type, "refused by proxy: "+why)
+		}
+	case *network.EventLoadingFinished:
+		a.net.finished(e.RequestID)
+	case *network.EventLoadingFailed:
+		info, ok := a.net.finished(e.RequestID)
+		if ok && !e.Canceled && !a.rec.isBlocked(e.RequestID) {
+			a.rec.failed(info.url, e.Type, a.failReason(info.url, e.ErrorText))
+		}
+	case *page.EventLoadEventFired:
+		a.net.setLoaded(true)
+	case *page.EventFrameStartedLoading:
+		if e.FrameID == a.mainFrame {
+			a.net.setLoaded(false)
+		}
+	case *page.EventFrameStoppedLoading:
+		if e.FrameID == a.mainFrame {
+			a.net.setLoaded(true)
+		}
+	case *page.EventFrameNavigated:
+		if e.Frame.ParentID == "" {
+			a.net.navigated(e.Frame.URL, e.Frame.LoaderID)
+		}
+	case *runtime.EventConsoleAPICalled:
+		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+			a.rec.console(formatArgs(e.Args))
+		}
+	case *runtime.EventExceptionThrown:
+		a.rec.exception(exceptionText(e.ExceptionDetails))
+	case *log.EventEntryAdded:
+		if e.Entry.Level == log.EntryLevelError && !a.rec.isBlocked(e.Entry.NetworkRequestID) {
+			a.rec.console(e.Entry.Text)
+		}
+	case *inspector.EventTargetCrashed:
+		a.cancel(ErrPageCrashed)
+	case *inspector.EventDetached:
+		a.cancel(fmt.Errorf("%w: detached: %s", ErrPageCrashed, e.Reason))
+	case *fetch.EventRequestPaused, *page.EventJavascriptDialogOpening:
+		a.enqueue(e)
+	case *target.EventTargetCreated:
+		ti := e.TargetInfo
+		if ti.Type == "page" && ti.BrowserContextID == a.t.contextID && ti.TargetID != a.t.target.TargetID {
+			a.enqueue(e)
+		}
+	}
+}
+
+// failReason explains a failed request, with the guard's dial error when
+// the proxy recorded one for its host.
+func (a *audit) failReason(raw, errorText string) string {
+	if u, err := parseURL(raw); err == nil && u.Host != "" {
+		if derr := a.t.proxy.refusal(hostPort(u)); derr != nil {
+			return errorText + ": " + derr.Error()
+		}
+	}
+	return errorText
+}
+
+// recorder keeps what the render lane reports besides the DOM, bounded in
+// size whatever the page does.
+type recorder struct {
+	mu          sync.Mutex
+	blocked     map[string]int
+	blockedURLs []compare.BlockedRequest
+	blockedIDs  map[network.RequestID]bool
+	consoleErrs []string
+	exceptions  []string
+	failures    []compare.FailedRequest
+	mainReason  string // why the last refused main-frame document was refused
+}
+
+func (r *recorder) init() {
+	r.blocked = make(map[string]int)
+	r.blockedIDs = make(map[network.RequestID]bool)
+}
+
+// block records a refused request. id is its network request id, so the
+// failure it causes is not reported as a failed request or console error.
+func (r *recorder) block(id network.RequestID, u, reason, rule string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.blocked[reason]++
+	if id != "" && len(r.blockedIDs) < 10000 {
+		r.blockedIDs[id] = true
+	}
+	if len(r.blockedURLs) < maxBlockedURLs {
+		r.blockedURLs = append(r.blockedURLs, compare.BlockedRequest{URL: truncateURL(u), Reason: reason, Rule: rule})
+	}
+}
+
+// mainBlocked notes that a main-frame document was refused.
+func (r *recorder) mainBlocked(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.mainReason = reason
+}
+
+// blockedDocument is the reason the last main-frame document was refused.
+func (r *recorder) blockedDocument() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mainReason
+}
+
+func (r *recorder) isBlocked(id network.RequestID) bool {
+	if id == "" {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.blockedIDs[id]
+}
+
+func (r *recorder) console(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.consoleErrs) < maxMessages {
+		r.consoleErrs = append(r.consoleErrs, clip(msg))
+	}
+}
+
+func (r *recorder) exception(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.exceptions) < maxMessages {
+		r.exceptions = append(r.exceptions, clip(msg))
+	}
+}
+
+func (r *recorder) failed(u string, t network.ResourceType, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.failures) < maxMessages {
+		r.failures = append(r.failures, compare.FailedRequest{URL: truncateURL(u), Type: string(t), Reason: clip(reason)})
+	}
+}
+
+// clip shortens s to maxMessageLen bytes at a rune boundary.
+func clip(s string) string {
+	if len(s) <= maxMessageLen {
+		return s
+	}
+	cut := maxMessageLen
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// formatArgs renders console.error arguments as text.
+func formatArgs(args []*runtime.RemoteObject) string {
+	parts := make([]string, 0, len(args))
+	for _, o := range args {
+		switch {
+		case len(o.Value) > 0:
+			var s string
+			if json.Unmarshal(o.Value, &s) == nil {
+				parts = append(parts, s)
+			} else {
+				parts = append(parts, string(o.Value))
+			}
+		case o.Description != "":
+			parts = append(parts, o.Description)
+		case o.UnserializableValue != "":
+			parts = append(parts, string(o.UnserializableValue))
+		default:
+			parts = append(parts, string(o.Type))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// exceptionText is the message of an uncaught exception.
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d == nil {
+		return ""
+	}
+	if d.Exception != nil && d.Exception.Description != "" {
+		return d.Exception.Description
+	}
+	return d.Text
+}
+
+// headerValue returns a header of a CDP header map, case-insensitively.
+func headerValue(h network.Headers, name string) string {
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			s, _ := v.(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// toHeader converts CDP headers (several values joined by newlines) into
+// compare.Header.
+func toHeader(h network.Headers) compare.Header {
+	out := make(compare.Header, len(h))
+	for k, v := range h {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		key := textproto.CanonicalMIMEHeaderKey(k)
+		out[key] = append(out[key], strings.Split(s, "\n")...)
+	}
+	return out
+}

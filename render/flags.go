@@ -1,0 +1,110 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromedpDisabledFeatures is the --disable-features value of
+// chromedp.DefaultExecAllocatorOptions (v0.23). Chromium honours only the
+// last --disable-features flag, so ours must repeat these names.
+const chromedpDisabledFeatures = "Translate,BlinkGenPropertyTrees"
+
+// disabledFeatures are the Chromium features the render lane turns off.
+var disabledFeatures = []string{
+	// Each new window spins a renderer for the address-bar popup
+	// (chrome://omnibox-popup.top-chrome/): 0.7-1 core per window, halved
+	// CPU per audit when off (measured, Chromium 156). Names change between
+	// versions; Start checks that no popup target appears.
+	"WebUIOmniboxPopup",
+	"WebUIOmniboxAimPopup",
+	"WebUIOmniboxFullPopup",
+	// A spare renderer per context costs ≈0.2 CPU-s per audit.
+	"SpareRendererForSitePerProcess",
+	// Site isolation off: cross-site iframes stay in the page's process, so
+	// the page's Fetch interception (image/font/media/analytics blocking,
+	// robots checks, the user agent) covers them too; with isolation on,
+	// they run as separate targets that load unfiltered. Each audit still
+	// has its own browser context (no cookies, storage or service workers
+	// carry over), and every connection goes through the guarded proxy.
+	"IsolateOrigins",
+	"SitePerProcess",
+}
+
+// jsHeapMB caps each renderer's V8 heap so runaway allocation crashes the
+// tab (reported as ErrPageCrashed) long before it threatens the machine.
+const jsHeapMB = 512
+
+// hostResolverRules makes every name lookup inside Chromium fail, except
+// the proxy's own address: a backstop in case traffic ever bypasses the
+// proxy (which resolves names itself, through the guard).
+const hostResolverRules = "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+
+// allocatorOptions are the chromedp allocator options for Chromium at
+// execPath with the default (deny-all) proxy at proxyAddr.
+func allocatorOptions(execPath, proxyAddr string) []chromedp.ExecAllocatorOption {
+	opts := append([]chromedp.ExecAllocatorOption(nil), chromedp.DefaultExecAllocatorOptions[:]...)
+	for _, f := range extraFlags(proxyAddr, os.Geteuid() == 0) {
+		opts = append(opts, chromedp.Flag(f.name, f.value))
+	}
+	return append(opts, chromedp.ExecPath(execPath))
+}
+
+type flag struct {
+	name  string
+	value any // string, or bool (false removes the flag)
+}
+
+// extraFlags are the flags on top of chromedp's defaults.
+func extraFlags(proxyAddr string, root bool) []flag {
+	return []flag{
+		// chromedp turns popup blocking off; window.open floods must stay blocked.
+		{"disable-popup-blocking", false},
+		// Chromium refuses to start as root with its sandbox; a production
+		// deployment runs it as its own user and keeps the sandbox (SECURITY.md).
+		{"no-sandbox", root},
+		{"disable-background-networking", true},
+		{"disable-component-update", true},
+		{"disable-domain-reliability", true},
+		{"disable-sync", true},
+		{"no-first-run", true},
+		{"no-pings", true},
+		{"deny-permission-prompts", true},
+		{"disable-gpu", true},
+		{"disable-quic", true},
+		{"disable-features", chromedpDisabledFeatures + "," + strings.Join(disabledFeatures, ",")},
+		{"disable-site-isolation-trials", true},
+		// --force-webrtc-ip-handling-policy does not stop STUN; this does.
+		{"webrtc-ip-handling-policy", "disable_non_proxied_udp"},
+		{"proxy-server", "http://" + proxyAddr},
+		// Without <-loopback> Chromium sends loopback traffic around the proxy.
+		{"proxy-bypass-list", "<-loopback>"},
+		{"host-resolver-rules", hostResolverRules},
+		{"js-flags", fmt.Sprintf("--max-old-space-size=%d", jsHeapMB)},
+		{"window-size", "1280,800"},
+	}
+}
+
+// browserNames are the binaries searched on PATH when Options.ExecPath is empty.
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
+
+// findBrowser resolves the browser binary.
+func findBrowser(execPath string) (string, error) {
+	if execPath != "" {
+		p, err := exec.LookPath(execPath)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s: %w", ErrBrowserMissing, execPath, err)
+		}
+		return p, nil
+	}
+	for _, name := range browserNames {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: none of %s on PATH", ErrBrowserMissing, strings.Join(browserNames, ", "))
+}

@@ -1,0 +1,147 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+)
+
+// handle runs the commands one queued event calls for.
+func (a *audit) handle(ctx context.Context, item any) {
+	switch e := item.(type) {
+	case *fetch.EventRequestPaused:
+		a.paused(ctx, e)
+	case *page.EventJavascriptDialogOpening:
+		// An unanswered dialog stalls the page and every later command.
+		a.b.log.Debug("dismissing dialog", "type", e.Type, "url", e.URL)
+		if _, err := cdp.Call(ctx, a.t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false}); err != nil {
+			a.b.log.Debug("dismiss dialog", "err", err)
+		}
+	case *target.EventTargetCreated:
+		a.rec.block("", e.TargetInfo.URL, ReasonPopup, "")
+		if _, err := cdp.Call(ctx, a.t.browser, target.CloseTarget, target.CloseTargetParams{TargetID: e.TargetInfo.TargetID}); err != nil {
+			a.b.log.Debug("close popup", "err", err)
+		}
+	}
+}
+
+// paused continues or fails one intercepted request.
+func (a *audit) paused(ctx context.Context, e *fetch.EventRequestPaused) {
+	reason, rule := a.decide(e)
+	if reason == "" {
+		if _, err := cdp.Call(ctx, a.t.target, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID}); err != nil {
+			a.b.log.Debug("continue request", "url", e.Request.URL, "err", err)
+		}
+		return
+	}
+	a.rec.block(e.NetworkID, e.Request.URL+e.Request.URLFragment, reason, rule)
+	if e.NetworkID != "" {
+		a.net.forget(e.NetworkID)
+	}
+	// A refused document is aborted rather than blocked: Chromium then
+	// keeps the current page instead of committing an error page.
+	errReason := network.ErrorReasonBlockedByClient
+	if e.ResourceType == network.ResourceTypeDocument {
+		errReason = network.ErrorReasonAborted
+		if e.FrameID == a.mainFrame {
+			a.rec.mainBlocked(reason)
+		}
+	}
+	if _, err := cdp.Call(ctx, a.t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: errReason}); err != nil {
+		a.b.log.Debug("fail request", "url", e.Request.URL, "err", err)
+	}
+}
+
+// decide returns why a paused request must not be made, or "".
+func (a *audit) decide(e *fetch.EventRequestPaused) (reason, rule string) {
+	u, err := parseURL(e.Request.URL)
+	if err != nil {
+		return ReasonNavigation, ""
+	}
+	if e.ResourceType == network.ResourceTypeDocument && e.FrameID == a.mainFrame {
+		if reason := a.mainFrameNavigation(u, e.RedirectedRequestID != ""); reason != "" {
+			return reason, ""
+		}
+	}
+	if trackerURL(u) {
+		return ReasonAnalytics, ""
+	}
+	if r, ok := blockedTypes[e.ResourceType]; ok {
+		return r, ""
+	}
+	if e.ResourceType == network.ResourceTypeOther && wantsImage(e.Request.Headers) {
+		return ReasonImage, "" // favicons, which the browser fetches on its own
+	}
+	if a.req.AllowSameOrigin != nil && origin(u) == a.origin {
+		if ok, rule := a.req.AllowSameOrigin(u); !ok {
+			return ReasonRobots, rule
+		}
+	}
+	return "", ""
+}
+
+// mainFrameNavigation counts and checks a main-frame document request: the
+// first navigation, a later one (capped), or a redirect hop (capped). Each
+// is re-validated with CheckURL.
+func (a *audit) mainFrameNavigation(u *url.URL, redirect bool) string {
+	a.navMu.Lock()
+	defer a.navMu.Unlock()
+	refuse := func(err error) string {
+		a.navErr = err
+		return ReasonNavigation
+	}
+	switch {
+	case redirect:
+		a.hops++
+		if a.hops > maxRedirects {
+			return refuse(fmt.Errorf("%w: more than %d redirects", ErrNavigationFailed, maxRedirects))
+		}
+	case !a.navSeen:
+		a.navSeen = true
+	default:
+		a.navs++
+		a.hops = 0
+		if a.navs > maxNavigations {
+			return refuse(fmt.Errorf("%w: more than %d navigations after the first", ErrNavigationFailed, maxNavigations))
+		}
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return refuse(fmt.Errorf("%w: %s: not http or https", ErrURLRefused, u.Redacted()))
+	}
+	if err := a.opts.CheckURL(u); err != nil {
+		return refuse(fmt.Errorf("%w: %s: %w", ErrURLRefused, u.Redacted(), err))
+	}
+	a.navErr = nil
+	return ""
+}
+
+// navigations is how many main-frame navigations after the first were let through.
+func (a *audit) navigations() int {
+	a.navMu.Lock()
+	defer a.navMu.Unlock()
+	return min(a.navs, maxNavigations)
+}
+
+// wantsImage reports whether the request's Accept header asks for an image.
+func wantsImage(h network.Headers) bool {
+	return strings.HasPrefix(strings.TrimSpace(headerValue(h, "Accept")), "image/")
+}
+
+// parseURL parses an absolute URL the browser reported.
+func parseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if !u.IsAbs() {
+		return nil, fmt.Errorf("%q is not absolute", raw)
+	}
+	return u, nil
+}

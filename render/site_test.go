@@ -1,0 +1,379 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"lekta.dev/lekta/compare"
+)
+
+// testSuffix is the user agent suffix of the test browser.
+const testSuffix = " LektaBot/0.1 (+https://lekta.dev/bot)"
+
+// hit is one request the test site received.
+type hit struct {
+	Host, Path, Query, UA, Method string
+}
+
+// site is the local test web site: pages from testdata and a few dynamic
+// endpoints, reached through fake public host names that testDial maps to
+// it. It logs every request.
+type site struct {
+	srv    *httptest.Server
+	canary *canary
+
+	mu   sync.Mutex
+	hits []hit
+	// refusedDials counts dials the test guard refused.
+	refusedDials atomic.Int64
+}
+
+// errTestGuard is the test guard's refusal.
+var errTestGuard = errors.New("test guard: address refused")
+
+func newSite(tb testing.TB) *site {
+	tb.Helper()
+	s := &site{canary: newCanary(tb)}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+func (s *site) close() {
+	s.srv.Close()
+	s.canary.close()
+}
+
+// dial is the test guard: *.example and analytics hosts on port 80 go to
+// the test site, everything else is refused, like a public-only guard.
+func (s *site) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	host = strings.ToLower(host)
+	if port == "80" && (strings.HasSuffix(host, ".example") || trackerHost(host) || host == "www.facebook.com") {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", s.srv.Listener.Addr().String())
+	}
+	s.refusedDials.Add(1)
+	return nil, fmt.Errorf("dial %s: %w", addr, errTestGuard)
+}
+
+// checkURL is the test target validation: http(s), a name (no IP literal,
+// no localhost), default ports only.
+func checkURL(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("scheme %q refused", u.Scheme)
+	}
+	host := u.Hostname()
+	if net.ParseIP(host) != nil || host == "localhost" || !strings.Contains(host, ".") {
+		return fmt.Errorf("host %q refused", host)
+	}
+	if last := host[strings.LastIndex(host, ".")+1:]; last != "" && strings.Trim(last, "0123456789x") == "" {
+		return fmt.Errorf("host %q is an IP literal", host)
+	}
+	if p := u.Port(); p != "" && p != "80" && p != "443" {
+		return fmt.Errorf("port %s refused", p)
+	}
+	return nil
+}
+
+// hitsFor returns the requests the site received for host.
+func (s *site) hitsFor(host string) []hit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []hit
+	for _, h := range s.hits {
+		if h.Host == host {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// hitsMatching returns the requests for which keep is true.
+func (s *site) hitsMatching(keep func(hit) bool) []hit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []hit
+	for _, h := range s.hits {
+		if keep(h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func (s *site) serve(w http.ResponseWriter, r *http.Request) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	s.mu.Lock()
+	s.hits = append(s.hits, hit{Host: host, Path: r.URL.Path, Query: r.URL.RawQuery, UA: r.UserAgent(), Method: r.Method})
+	s.mu.Unlock()
+	q := r.URL.Query()
+	switch p := r.URL.Path; {
+	case strings.HasPrefix(p, "/p/"):
+		s.page(w, strings.TrimPrefix(p, "/p/"))
+	case p == "/data.json":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"text":"fetched-by-script"}`)
+	case p == "/public/ok.js":
+		w.Header().Set("Content-Type", "text/javascript")
+		io.WriteString(w, `document.addEventListener("DOMContentLoaded", () => document.getElementById("out").textContent = "public-script-ran");`)
+	case p == "/private/secret.js":
+		w.Header().Set("Content-Type", "text/javascript")
+		io.WriteString(w, `document.title = "private-script-ran";`)
+	case p == "/redirect":
+		code, _ := strconv.Atoi(q.Get("code"))
+		if code == 0 {
+			code = http.StatusFound
+		}
+		w.Header().Set("Location", q.Get("to"))
+		w.WriteHeader(code)
+	case p == "/loop":
+		http.Redirect(w, r, "/loop", http.StatusFound)
+	case p == "/chain":
+		n, _ := strconv.Atoi(q.Get("n"))
+		if n <= 0 {
+			s.page(w, "small.html")
+			return
+		}
+		http.Redirect(w, r, fmt.Sprintf("/chain?n=%d", n-1), http.StatusFound)
+	case p == "/nav":
+		i, _ := strconv.Atoi(q.Get("i"))
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>nav %d</title></head><body><p id=n>nav-%d</p><script>location = "/nav?i=%d";</script></body></html>`, i, i, i+1)
+	case p == "/metarefresh":
+		i, _ := strconv.Atoi(q.Get("i"))
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>meta %d</title><meta http-equiv="refresh" content="0; url=/metarefresh?i=%d"></head><body><p>meta-%d</p></body></html>`, i, i+1, i)
+	case p == "/refreshheader":
+		i, _ := strconv.Atoi(q.Get("i"))
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Refresh", fmt.Sprintf("0; url=/refreshheader?i=%d", i+1))
+		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>refresh %d</title></head><body><p>refresh-%d</p></body></html>`, i, i)
+	case p == "/n":
+		io.WriteString(w, "n")
+	case p == "/bytes":
+		n, _ := strconv.Atoi(q.Get("n"))
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", strconv.Itoa(n))
+		chunk := make([]byte, 64<<10)
+		for n > 0 {
+			k := min(n, len(chunk))
+			if _, err := w.Write(chunk[:k]); err != nil {
+				return
+			}
+			n -= k
+		}
+	case p == "/download":
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="x.bin"`)
+		io.WriteString(w, "binary")
+	case p == "/hang":
+		select {
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+	default:
+		// Images, fonts, media and analytics scripts: the lane must never ask.
+		w.Header().Set("Content-Type", "application/octet-stream")
+		io.WriteString(w, "x")
+	}
+}
+
+// page serves a testdata file, with the canary ports filled in.
+func (s *site) page(w http.ResponseWriter, name string) {
+	data, err := os.ReadFile(filepath.Join("testdata", filepath.Base(name)))
+	if err != nil {
+		http.NotFound(w, nil)
+		return
+	}
+	body := strings.NewReplacer("{{CANARY}}", strconv.Itoa(s.canary.port), "{{CANARY6}}", strconv.Itoa(s.canary.port6)).Replace(string(data))
+	if strings.HasSuffix(name, ".js") {
+		w.Header().Set("Content-Type", "text/javascript")
+	} else {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	}
+	w.Header().Set("X-Test-Header", "from-site")
+	io.WriteString(w, body)
+}
+
+// canary listens on loopback (TCP on 127.0.0.1 and ::1, UDP on 127.0.0.1)
+// and counts everything that reaches it. Nothing ever should.
+type canary struct {
+	port, port6 int
+	lns         []net.Listener
+	udp         net.PacketConn
+	hits        atomic.Int64
+	wg          sync.WaitGroup
+}
+
+func newCanary(tb testing.TB) *canary {
+	tb.Helper()
+	c := &canary{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("canary: %v", err)
+	}
+	c.port = ln.Addr().(*net.TCPAddr).Port
+	c.lns = append(c.lns, ln)
+	if ln6, err := net.Listen("tcp", fmt.Sprintf("[::1]:%d", c.port)); err == nil {
+		c.lns = append(c.lns, ln6)
+		c.port6 = c.port
+	} else if ln6, err := net.Listen("tcp", "[::1]:0"); err == nil {
+		c.lns = append(c.lns, ln6)
+		c.port6 = ln6.Addr().(*net.TCPAddr).Port
+	} else {
+		c.port6 = c.port // no IPv6 loopback here: nothing can connect anyway
+	}
+	if pc, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", c.port)); err == nil {
+		c.udp = pc
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			buf := make([]byte, 2048)
+			for {
+				if _, _, err := pc.ReadFrom(buf); err != nil {
+					return
+				}
+				c.hits.Add(1)
+			}
+		}()
+	}
+	for _, l := range c.lns {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			for {
+				conn, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.hits.Add(1)
+				conn.Close()
+			}
+		}()
+	}
+	return c
+}
+
+func (c *canary) close() {
+	for _, l := range c.lns {
+		l.Close()
+	}
+	if c.udp != nil {
+		c.udp.Close()
+	}
+	c.wg.Wait()
+}
+
+// shared is the browser and site the package's tests share.
+var shared struct {
+	once    sync.Once
+	site    *site
+	browser *Browser
+	err     error
+}
+
+// testLogger writes to stderr when LEKTA_TEST_LOG is set.
+func testLogger() *slog.Logger {
+	if os.Getenv("LEKTA_TEST_LOG") == "" {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// testOptions are the options of test browsers on s.
+func testOptions(s *site) Options {
+	return Options{Dial: s.dial, CheckURL: checkURL, UASuffix: testSuffix, Logger: testLogger()}
+}
+
+// mustBrowser returns the shared browser and site. Without Chromium the
+// test fails when CI is set and skips otherwise.
+func mustBrowser(tb testing.TB) (*Browser, *site) {
+	tb.Helper()
+	shared.once.Do(func() {
+		shared.site = newSite(tb)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		shared.browser, shared.err = Start(ctx, testOptions(shared.site))
+	})
+	requireBrowser(tb, shared.err)
+	return shared.browser, shared.site
+}
+
+// requireBrowser fails or skips on a start error.
+func requireBrowser(tb testing.TB, err error) {
+	tb.Helper()
+	if err == nil {
+		return
+	}
+	if errors.Is(err, ErrBrowserMissing) && os.Getenv("CI") == "" {
+		tb.Skipf("no Chromium (install the Debian package chromium): %v", err)
+	}
+	tb.Fatalf("start browser: %v", err)
+}
+
+// renderPage renders http://host+path with a deadline.
+func renderPage(tb testing.TB, b *Browser, req Request, timeout time.Duration) (*compare.Snapshot, error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return b.Render(ctx, req)
+}
+
+// hostFor is a fake host name unique to the test.
+func hostFor(tb testing.TB) string {
+	name := strings.ToLower(tb.Name())
+	name = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, name)
+	return strings.Trim(name, "-") + ".example"
+}
+
+// paths lists the paths of hits.
+func paths(hs []hit) []string {
+	var out []string
+	for _, h := range hs {
+		p := h.Path
+		if h.Query != "" {
+			p += "?" + h.Query
+		}
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.browser != nil {
+		shared.browser.Close()
+	}
+	if shared.site != nil {
+		shared.site.close()
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,102 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// tab is one audit's browser context: its own proxy listener (so traffic
+// and budget are counted per audit), one page target, downloads denied,
+// service workers bypassed, the user agent set.
+type tab struct {
+	ctx       context.Context // chromedp context of the page target
+	cancel    context.CancelFunc
+	proxy     *proxy
+	target    *chromedp.Target
+	browser   *chromedp.Browser
+	contextID cdp.BrowserContextID
+	log       *slog.Logger
+	once      sync.Once
+}
+
+// newTab creates a browser context and a page in it. ctx bounds the creation.
+func (in *instance) newTab(ctx context.Context) (*tab, error) {
+	o := in.b.opts
+	p, err := newProxy(o.Dial, budget{requests: o.MaxRequests, bytes: o.MaxBytes}, false, in.peer, in.b.log)
+	if err != nil {
+		return nil, err
+	}
+	tctx, cancel := chromedp.NewContext(in.ctx, chromedp.WithNewBrowserContext(func(cp *target.CreateBrowserContextParams) {
+		cp.ProxyServer = "http://" + p.addr()
+		cp.ProxyBypassList = "<-loopback>"
+	}))
+	t := &tab{ctx: tctx, cancel: cancel, proxy: p, log: in.b.log}
+	// The first Do creates the context and the target and binds their life
+	// to tctx, so bound the creation by ctx separately.
+	stop := context.AfterFunc(ctx, cancel)
+	err = chromedp.Do(tctx)
+	stopped := stop()
+	if err == nil && !stopped {
+		err = ctx.Err()
+	}
+	if err != nil {
+		t.close()
+		return nil, fmt.Errorf("create browser context: %w", err)
+	}
+	c := chromedp.FromContext(tctx)
+	t.target, t.browser, t.contextID = c.Target, c.Browser, c.BrowserContextID
+	if err := t.setup(ctx, in.ua+o.UASuffix); err != nil {
+		t.close()
+		return nil, fmt.Errorf("set up browser context: %w", err)
+	}
+	return t, nil
+}
+
+// setup applies the per-context settings.
+func (t *tab) setup(ctx context.Context, ua string) error {
+	if _, err := cdp.Call(ctx, t.browser, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: t.contextID,
+	}); err != nil {
+		return fmt.Errorf("deny downloads: %w", err)
+	}
+	if _, err := cdp.Call(ctx, t.target, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+		return fmt.Errorf("bypass service workers: %w", err)
+	}
+	if _, err := cdp.Call(ctx, t.target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua}); err != nil {
+		return fmt.Errorf("set user agent: %w", err)
+	}
+	// chromedp mirrors the DOM and tracks style sheets for its query
+	// actions; the lane uses neither, so spare the CPU.
+	if _, err := cdp.Call(ctx, t.target, css.Disable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("disable CSS domain: %w", err)
+	}
+	if _, err := cdp.Call(ctx, t.target, dom.Disable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("disable DOM domain: %w", err)
+	}
+	return nil
+}
+
+// close stops the proxy, closes the target and disposes of the browser
+// context (chromedp does both when its context is canceled). It is
+// idempotent and bounded.
+func (t *tab) close() {
+	t.once.Do(func() {
+		t.proxy.close()
+		// chromedp bounds this: detach, close the target, dispose of the
+		// browser context, all within its closeTargetTimeout (5 s).
+		if err := chromedp.Cancel(t.ctx); err != nil {
+			t.log.Debug("close browser context", "err", err)
+		}
+	})
+}

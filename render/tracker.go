@@ -1,0 +1,228 @@
+package render
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+
+	"lekta.dev/lekta/compare"
+)
+
+// netTracker follows the page's requests to decide when it has settled
+// (load event, then no request in flight for the quiet period), and keeps
+// what the main document's responses said.
+type netTracker struct {
+	mu         sync.Mutex
+	now        func() time.Time
+	inflight   map[network.RequestID]reqInfo
+	gone       map[network.RequestID]bool // blocked: their end may never be reported
+	requests   int
+	loaded     bool
+	lastChange time.Time
+	changed    chan struct{}
+
+	// main document of the current main-frame navigation
+	mainReqID network.RequestID
+	mainReq   string // URL of its latest hop
+	mainResp  *network.Response
+	redirects []compare.Redirect
+	docURL    string // the committed main-frame URL
+}
+
+type reqInfo struct {
+	url    string
+	typ    network.ResourceType
+	loader cdp.LoaderID
+}
+
+// maxGone bounds the set of request ids that must not count again.
+const maxGone = 10000
+
+func (n *netTracker) init() {
+	n.now = time.Now
+	n.inflight = make(map[network.RequestID]reqInfo)
+	n.gone = make(map[network.RequestID]bool)
+	n.changed = make(chan struct{}, 1)
+	n.lastChange = n.now()
+}
+
+// longLived are request types that stay open by design and never hold up
+// settling.
+func longLived(t network.ResourceType) bool {
+	return t == network.ResourceTypeWebSocket || t == network.ResourceTypeEventSource
+}
+
+// started records Network.requestWillBeSent.
+func (n *netTracker) started(e *network.EventRequestWillBeSent, mainFrame cdp.FrameID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e.RedirectResponse == nil {
+		n.requests++
+	}
+	if e.Type == network.ResourceTypeDocument && e.FrameID == mainFrame {
+		if e.RedirectResponse != nil && e.RequestID == n.mainReqID {
+			r := e.RedirectResponse
+			n.redirects = append(n.redirects, compare.Redirect{URL: r.URL, Status: int(r.Status), Location: headerValue(r.Headers, "Location")})
+		} else {
+			n.redirects = nil
+			n.mainResp = nil
+		}
+		n.mainReqID = e.RequestID
+		n.mainReq = e.Request.URL
+	}
+	// Long-lived connections never hold settling up, and neither do
+	// worker requests (no loader): their completion is reported to the
+	// worker's own session, not the page's.
+	if longLived(e.Type) || e.LoaderID == "" || n.gone[e.RequestID] {
+		return
+	}
+	n.inflight[e.RequestID] = reqInfo{url: e.Request.URL, typ: e.Type, loader: e.LoaderID}
+	n.touch()
+}
+
+// response records Network.responseReceived of the main document.
+func (n *netTracker) response(e *network.EventResponseReceived) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e.RequestID == n.mainReqID {
+		n.mainResp = e.Response
+	}
+}
+
+// finished records loadingFinished or loadingFailed and returns what the
+// request was.
+func (n *netTracker) finished(id network.RequestID) (reqInfo, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	info, ok := n.inflight[id]
+	if ok {
+		delete(n.inflight, id)
+		n.touch()
+	}
+	return info, ok
+}
+
+// forget stops waiting for a request the lane blocked: Chromium does not
+// always report the end of a request it never made.
+func (n *netTracker) forget(id network.RequestID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.gone) < maxGone {
+		n.gone[id] = true
+	}
+	if _, ok := n.inflight[id]; ok {
+		delete(n.inflight, id)
+		n.touch()
+	}
+}
+
+// setLoaded records the main frame's load state.
+func (n *netTracker) setLoaded(v bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.loaded != v {
+		n.loaded = v
+		n.touch()
+	}
+}
+
+// navigated records a committed main-frame navigation. Requests of the
+// documents before it are gone with them, whether or not their end is
+// reported.
+func (n *netTracker) navigated(u string, loader cdp.LoaderID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.docURL = u
+	for id, r := range n.inflight {
+		if r.loader != loader {
+			delete(n.inflight, id)
+		}
+	}
+	n.touch()
+}
+
+// touch notes a change. n.mu is held.
+func (n *netTracker) touch() {
+	n.lastChange = n.now()
+	select {
+	case n.changed <- struct{}{}:
+	default:
+	}
+}
+
+// idleFor reports how long the page has been loaded with nothing in flight.
+func (n *netTracker) idleFor() (time.Duration, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.loaded || len(n.inflight) > 0 {
+		return 0, false
+	}
+	return n.now().Sub(n.lastChange), true
+}
+
+// settle waits until the page has been idle for quiet, and reports false
+// when the deadline or ctx came first.
+func (n *netTracker) settle(ctx context.Context, deadline time.Time, quiet time.Duration) bool {
+	limit := time.NewTimer(time.Until(deadline))
+	defer limit.Stop()
+	wait := time.NewTimer(time.Hour)
+	defer wait.Stop()
+	for {
+		idle, ok := n.idleFor()
+		if ok && idle >= quiet {
+			return true
+		}
+		wait.Stop()
+		if ok {
+			wait.Reset(quiet - idle)
+		}
+		select {
+		case <-n.changed:
+		case <-wait.C:
+		case <-limit.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// pending describes what holds settling up, for the log.
+func (n *netTracker) pending() (loaded bool, urls []string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, r := range n.inflight {
+		if len(urls) == 10 {
+			break
+		}
+		urls = append(urls, string(r.typ)+" "+r.url)
+	}
+	return n.loaded, urls
+}
+
+// refusedMain returns why the proxy refused the main document, if it did.
+func (n *netTracker) refusedMain() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.mainResp == nil {
+		return ""
+	}
+	return headerValue(n.mainResp.Headers, refusedHeader)
+}
+
+// mainURL is the URL of the main document's latest request.
+func (n *netTracker) mainURL() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.mainReq
+}
+
+// main returns the main document's response, redirects and URL.
+func (n *netTracker) main() (*network.Response, []compare.Redirect, string, int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.mainResp, append([]compare.Redirect(nil), n.redirects...), n.docURL, n.requests
+}
