@@ -64,7 +64,17 @@ const (
 	CodeRenderNavigated           = "render.navigated"
 	CodeHTMLTooDeep               = "html.too_deep"
 	CodeExtractTruncated          = "extract.truncated"
+
+	// Codes the audit pipeline adds for a lane that did not finish ("lane." +
+	// its outcome); Diff never produces them.
+	CodeLaneError   = "lane.error"
+	CodeLaneTimeout = "lane.timeout"
+	CodeLaneSkipped = "lane.skipped"
+	CodeLaneBlocked = "lane.blocked"
 )
+
+// pipelineCodes are the codes in the table that Diff itself never produces.
+var pipelineCodes = []string{CodeLaneError, CodeLaneTimeout, CodeLaneSkipped, CodeLaneBlocked}
 
 // CodeInfo describes one finding code, for the report page and the README.
 type CodeInfo struct {
@@ -137,6 +147,10 @@ var codeTable = []CodeInfo{
 	{CodeRenderNavigated, SeverityWarning, "A script navigated the browser to another page. Crawlers that do not run JavaScript stay on the first one; use a server redirect instead."},
 	{CodeHTMLTooDeep, SeverityInfo, "Elements nest more than 512 deep. Browsers and parsers flatten such markup and some fetchers give up; simplify it."},
 	{CodeExtractTruncated, SeverityInfo, "The page has more of something (links, headings, images, ...) than a report keeps; the report lists the first ones and names the fields it cut."},
+	{CodeLaneError, SeverityWarning, "This lane could not fetch the page (a network, TLS or browser error, named in the message). The report shows what the other lane saw."},
+	{CodeLaneTimeout, SeverityWarning, "This lane did not finish before the audit's deadline; the report keeps what the other lane saw."},
+	{CodeLaneSkipped, SeverityWarning, "This lane was not run (for example because robots.txt could not be read or the other lane already failed)."},
+	{CodeLaneBlocked, SeverityWarning, "This lane's request was refused before it left (the address is not public, or robots.txt disallows it)."},
 }
 
 // codeIndex maps a code to its CodeInfo.
@@ -148,8 +162,9 @@ var codeIndex = func() map[string]CodeInfo {
 	return m
 }()
 
-// FindingCodes returns every finding code Diff can produce, sorted by code.
-// The slice is a fresh copy.
+// FindingCodes returns every finding code a report can carry, sorted by
+// code: those Diff produces and the lane.* codes the audit pipeline adds for
+// a lane that did not finish. The slice is a fresh copy.
 func FindingCodes() []CodeInfo {
 	out := slices.Clone(codeTable)
 	slices.SortFunc(out, func(a, b CodeInfo) int {
