@@ -131,7 +131,7 @@ var fields = []field{
 	{"status", func(s side) any { return s.snap.Status },
 		func(s side) bool { return s.snap.Status == 0 },
 		func(p, r side) bool { return p.snap.Status == r.snap.Status }},
-	{"final_url", func(s side) any { return s.snap.FinalURL },
+	{"final_url", func(s side) any { return strings.ToValidUTF8(s.snap.FinalURL, "\uFFFD") },
 		func(s side) bool { return s.snap.FinalURL == "" },
 		func(p, r side) bool { return p.snap.FinalURL == r.snap.FinalURL }},
 	stringField("title", func(p *Page) string { return p.Title }),

@@ -465,3 +465,35 @@ func TestFindingSeverityNeverExceedsTable(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictSummary pins the verdict sentence for typical situations.
+func TestVerdictSummary(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		res  func(tb testing.TB) Result
+		want string
+	}{
+		{"same page", func(tb testing.TB) Result { return siteDiff(tb, "index.html") },
+			"AI crawlers that do not run JavaScript see what a browser shows: all of the rendered text and all of its links."},
+		{"script-only app", func(tb testing.TB) Result { return siteDiff(tb, "spa.html") },
+			"AI crawlers that do not run JavaScript miss most of this page: the server HTML has none of the rendered text and none of its links."},
+		{"critical signal", func(tb testing.TB) Result { return siteDiff(tb, "js-canonical.html") },
+			"AI crawlers that do not run JavaScript see all of the rendered text, but the server HTML and the rendered page differ in the canonical URL."},
+		{"smaller differences", func(tb testing.TB) Result { return siteDiff(tb, "json-ld.html") },
+			"AI crawlers that do not run JavaScript see all of the rendered text; 1 smaller difference is listed below."},
+		{"browser shows less", func(tb testing.TB) Result {
+			return runDiffCase(pair(doc("", "<p>"+manyWords+"</p>"), doc("", ""), nil))
+		}, "AI crawlers that do not run JavaScript see all of the rendered text, and more: most of the server HTML's text is not shown in the browser."},
+		{"plain lane missing", func(tb testing.TB) Result { return Diff(nil, observed(mustRenderedPage(tb, "index.html"))) },
+			"Only the browser produced a document, so what AI crawlers receive is unknown."},
+		{"render lane missing", func(tb testing.TB) Result { return Diff(observed(mustSitePage(tb, "index.html")), nil) },
+			"Only the plain fetch produced a document, so it could not be compared with what a browser shows."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			eq(t, "summary", tc.res(t).Verdict.Summary, tc.want)
+		})
+	}
+}

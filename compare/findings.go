@@ -19,7 +19,8 @@ func (l *findingList) add(code string, lane Lane, format string, args ...any) {
 
 // addSeverity appends a finding with an explicit severity.
 func (l *findingList) addSeverity(code string, sev Severity, lane Lane, format string, args ...any) {
-	*l = append(*l, Finding{Code: code, Severity: sev, Message: fmt.Sprintf(format, args...), Lane: lane})
+	msg := strings.ToValidUTF8(fmt.Sprintf(format, args...), "\uFFFD")
+	*l = append(*l, Finding{Code: code, Severity: sev, Message: msg, Lane: lane})
 }
 
 // laneOf says which lanes a single-lane condition holds in: "" for both
@@ -49,6 +50,7 @@ func inLane(l Lane) string {
 
 // q quotes a value for a message, shortened to 80 characters.
 func q(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if utf8.RuneCountInString(s) > 80 {
 		r := []rune(s)
 		s = string(r[:79]) + "…"

@@ -61,6 +61,8 @@ func (d *differ) verdict(findings []Finding) Verdict {
 		v.Summary = fmt.Sprintf("AI crawlers that do not run JavaScript miss most of this page: the server HTML has %s.", has)
 	case len(labels) > 0:
 		v.Summary = fmt.Sprintf("AI crawlers that do not run JavaScript see %s, but the server HTML and the rendered page differ in %s.", sees, joinAnd(labels))
+	case p.WordCount-d.sharedWords >= minMissingWords && ratio(d.sharedWords, p.WordCount) < 0.5:
+		v.Summary = fmt.Sprintf("AI crawlers that do not run JavaScript see %s, and more: most of the server HTML's text is not shown in the browser.", sees)
 	case warnings > 0:
 		v.Summary = fmt.Sprintf("AI crawlers that do not run JavaScript see %s; %s listed below.", sees, plural(warnings, "smaller difference is", "smaller differences are"))
 	default:
