@@ -61,6 +61,7 @@ func tokenPrefixLen(s string) int {
 // them), and its tokeniser is not exported, so no part of it could be reused.
 type Robots struct {
 	groups    []robotsGroup
+	rules     []robotsRule // every group's rules, each group's in one run
 	sitemaps  []string
 	issues    []RobotsIssue
 	size      int
@@ -70,8 +71,12 @@ type Robots struct {
 // robotsGroup is one group: a run of user-agent lines and the rules after them.
 type robotsGroup struct {
 	agents []robotsAgent
-	rules  []robotsRule
+	// first and end delimit the group's rules in Robots.rules.
+	first, end int
 }
+
+// groupRules returns g's rules.
+func (r *Robots) groupRules(g *robotsGroup) []robotsRule { return r.rules[g.first:g.end] }
 
 // robotsAgent is one user-agent line of a group.
 type robotsAgent struct {
@@ -160,7 +165,7 @@ func (d Decision) Err() error {
 // first RobotsMaxBytes are read, minus the line the limit cuts through.
 func ParseRobots(body []byte) *Robots {
 	p := robotsParser{r: &Robots{size: len(body)}, cur: -1}
-	p.parse(body)
+	p.parse(p.clip(body))
 	return p.r
 }
 
@@ -180,9 +185,9 @@ func (r *Robots) Decide(token, pathQuery string) Decision {
 	}
 	var allow, disallow ruleMatch
 	for _, gi := range groups {
-		g := &r.groups[gi]
-		for ri := range g.rules {
-			rule := &g.rules[ri]
+		rules := r.groupRules(&r.groups[gi])
+		for ri := range rules {
+			rule := &rules[ri]
 			if !rule.matches(path) {
 				continue
 			}
@@ -204,7 +209,7 @@ func (r *Robots) Decide(token, pathQuery string) Decision {
 		r.groups[groups[0]].describe(&d)
 		return d
 	}
-	d := Decision{Allowed: won.rule.allow, Basis: BasisRule, Rule: won.rule.text, Line: won.rule.line}
+	d := Decision{Allowed: won.rule.allow, Basis: BasisRule, Rule: won.rule.text, Line: int(won.rule.line)}
 	r.groups[won.group].describe(&d)
 	return d
 }

@@ -47,9 +47,8 @@ func FuzzRobots(f *testing.F) {
 // splitRobotsLines returns the lines the parser sees (byte-order mark skipped).
 func splitRobotsLines(body []byte) []string {
 	p := robotsParser{r: &Robots{}, cur: -1}
-	body = p.skipBOM(body)
 	var lines []string
-	forEachLine(body, func(_ int, line []byte) { lines = append(lines, string(line)) })
+	forEachLine(p.skipBOM(string(body)), func(_ int, line string) { lines = append(lines, line) })
 	return lines
 }
 
@@ -63,8 +62,8 @@ func joinRobotsLines(lines []string) []byte {
 func chosenRules(r *Robots, token string) []*robotsRule {
 	var rules []*robotsRule
 	for _, gi := range r.groupsFor(token) {
-		for ri := range r.groups[gi].rules {
-			rules = append(rules, &r.groups[gi].rules[ri])
+		for ri := range r.groupRules(&r.groups[gi]) {
+			rules = append(rules, &r.rules[r.groups[gi].first+ri])
 		}
 	}
 	return rules
@@ -104,8 +103,9 @@ func checkAddedAllow(t *testing.T, r *Robots, lines []string, token, path string
 	for i, line := range lines {
 		out = append(out, line)
 		for _, rule := range rules {
-			if rule.line == i+1 {
-				out = append(out, "Allow: "+rule.value)
+			if int(rule.line) == i+1 {
+				_, value, _ := splitRecord(rule.text)
+				out = append(out, "Allow: "+value)
 			}
 		}
 	}
@@ -134,7 +134,7 @@ func checkGroupOrder(t *testing.T, r *Robots, lines []string, token, path string
 			end = r.groups[gi+1].agents[0].line - 1
 		}
 		block := slices.Clone(lines[g.agents[0].line-1 : end])
-		if len(g.rules) == 0 {
+		if g.first == g.end {
 			block = append(block, "Disallow:")
 		}
 		blocks = append(blocks, block)

@@ -4,15 +4,12 @@ import "strings"
 
 // robotsRule is one Allow or Disallow line.
 type robotsRule struct {
-	allow bool
-	line  int
-	text  string // the line as written, comment and surrounding blanks removed
-	value string // the pattern as written
+	text string // the line as written, comment and surrounding blanks removed
 	// pattern is the normalised pattern; its length in octets is the rule's
 	// priority (RFC 9309 §2.2.2), wildcards and the end anchor included.
 	pattern string
-	// segs are pattern's literal parts between '*'s, the end anchor removed.
-	segs []string
+	line    int32
+	allow   bool
 	// anchored: the pattern ends with '$', so the match must reach the end.
 	anchored bool
 	// never: an empty pattern, or one not starting with '/' or '*'.
@@ -21,18 +18,13 @@ type robotsRule struct {
 
 // newRobotsRule compiles a rule value.
 func newRobotsRule(allow bool, line int, text, value string) robotsRule {
-	r := robotsRule{allow: allow, line: line, text: text, value: value}
+	r := robotsRule{allow: allow, line: int32(line), text: text}
 	r.pattern = normalisePath(value)
 	if r.pattern == "" || (r.pattern[0] != '/' && r.pattern[0] != '*') {
 		r.never = true
 		return r
 	}
-	body := r.pattern
-	if strings.HasSuffix(body, "$") {
-		r.anchored = true
-		body = body[:len(body)-1]
-	}
-	r.segs = strings.Split(body, "*")
+	r.anchored = strings.HasSuffix(r.pattern, "$")
 	return r
 }
 
@@ -44,16 +36,21 @@ func (r *robotsRule) matches(path string) bool {
 	if r.never {
 		return false
 	}
-	first := r.segs[0]
-	if !strings.HasPrefix(path, first) {
+	pat := r.pattern
+	if r.anchored {
+		pat = pat[:len(pat)-1]
+	}
+	firstStar := strings.IndexByte(pat, '*')
+	if firstStar < 0 {
+		return strings.HasPrefix(path, pat) && (!r.anchored || len(path) == len(pat))
+	}
+	if !strings.HasPrefix(path, pat[:firstStar]) {
 		return false
 	}
-	if len(r.segs) == 1 {
-		return !r.anchored || len(path) == len(first)
-	}
-	pos := len(first)
-	middle := r.segs[1 : len(r.segs)-1]
-	last := r.segs[len(r.segs)-1]
+	lastStar := strings.LastIndexByte(pat, '*')
+	pos := firstStar
+	middle := pat[firstStar+1 : max(lastStar, firstStar+1)]
+	last := pat[lastStar+1:]
 	end := len(path)
 	if r.anchored {
 		// The last part must sit at the very end; the middle parts must fit
@@ -63,7 +60,13 @@ func (r *robotsRule) matches(path string) bool {
 		}
 		end = len(path) - len(last)
 	}
-	for _, seg := range middle {
+	for middle != "" {
+		seg := middle
+		if k := strings.IndexByte(middle, '*'); k >= 0 {
+			seg, middle = middle[:k], middle[k+1:]
+		} else {
+			middle = ""
+		}
 		i := strings.Index(path[pos:end], seg)
 		if i < 0 {
 			return false

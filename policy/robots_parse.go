@@ -55,6 +55,23 @@ var directives = map[string]directive{
 	"content-signal": {dirNonstandard, "Content-Signal", false},
 }
 
+// lookupDirective finds key in directives, ignoring ASCII case.
+func lookupDirective(key string) (directive, bool) {
+	var buf [16]byte
+	if len(key) > len(buf) {
+		return directive{}, false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	d, ok := directives[string(buf[:len(key)])]
+	return d, ok
+}
+
 // robotsParser builds a Robots line by line.
 type robotsParser struct {
 	r *Robots
@@ -66,11 +83,10 @@ type robotsParser struct {
 	inAgents bool
 }
 
-// parse reads body: size limit, byte-order mark, then every line.
+// parse reads a clipped body: byte-order mark, then every line. Rules and
+// user-agent lines keep substrings of one copy of the body.
 func (p *robotsParser) parse(body []byte) {
-	body = p.clip(body)
-	body = p.skipBOM(body)
-	n := forEachLine(body, p.line)
+	n := forEachLine(p.skipBOM(string(body)), p.line)
 	if p.r.truncated {
 		p.issue(n+1, SeverityError, IssueTooLarge,
 			"robots.txt is larger than %d bytes (500 KiB); everything from this line on is ignored", RobotsMaxBytes)
@@ -80,12 +96,18 @@ func (p *robotsParser) parse(body []byte) {
 
 // forEachLine calls fn with each line of body and its 1-based number, lines
 // ending at LF, CR or CRLF, and returns the number of lines.
-func forEachLine(body []byte, fn func(n int, line []byte)) int {
+func forEachLine(body string, fn func(n int, line string)) int {
 	n := 0
 	for len(body) > 0 {
 		n++
-		i := bytes.IndexAny(body, "\r\n")
+		i := strings.IndexByte(body, '\n')
 		if i < 0 {
+			i = len(body)
+		}
+		if j := strings.IndexByte(body[:i], '\r'); j >= 0 {
+			i = j
+		}
+		if i == len(body) {
 			fn(n, body)
 			break
 		}
@@ -112,7 +134,7 @@ func (p *robotsParser) clip(body []byte) []byte {
 }
 
 // skipBOM drops a UTF-8 byte-order mark, or the start of one, from body.
-func (p *robotsParser) skipBOM(body []byte) []byte {
+func (p *robotsParser) skipBOM(body string) string {
 	const bom = "\xEF\xBB\xBF"
 	n := 0
 	for n < len(bom) && n < len(body) && body[n] == bom[n] {
@@ -129,8 +151,7 @@ func (p *robotsParser) skipBOM(body []byte) []byte {
 }
 
 // line reads one line: comment stripped, "name: value" split, directive applied.
-func (p *robotsParser) line(n int, raw []byte) {
-	s := string(raw)
+func (p *robotsParser) line(n int, s string) {
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s = s[:i]
 	}
@@ -139,7 +160,7 @@ func (p *robotsParser) line(n int, raw []byte) {
 		return
 	}
 	key, value, colon := splitRecord(s)
-	d, known := directives[strings.ToLower(key)]
+	d, known := lookupDirective(key)
 	switch {
 	case key == "" || (!colon && !known):
 		p.issue(n, SeverityError, IssueSyntax, "%q is not a \"name: value\" record; ignored", s)
@@ -189,7 +210,7 @@ func splitRecord(s string) (key, value string, colon bool) {
 // another User-agent line.
 func (p *robotsParser) userAgent(n int, text, value string) {
 	if !p.inAgents {
-		p.r.groups = append(p.r.groups, robotsGroup{})
+		p.r.groups = append(p.r.groups, robotsGroup{first: len(p.r.rules), end: len(p.r.rules)})
 		p.cur = len(p.r.groups) - 1
 	}
 	p.inAgents = true
@@ -239,8 +260,8 @@ func (p *robotsParser) rule(n int, d directive, text, value string) {
 		p.issue(n, SeverityWarning, IssueDollarNotAtEnd,
 			"'$' anchors the end only as the last character; here it matches a literal '$'")
 	}
-	g := &p.r.groups[p.cur]
-	g.rules = append(g.rules, rule)
+	p.r.rules = append(p.r.rules, rule)
+	p.r.groups[p.cur].end = len(p.r.rules)
 }
 
 // sitemap records a Sitemap URL, which must be absolute http(s).
@@ -270,7 +291,7 @@ func (p *robotsParser) crawlDelay(n int, value string) {
 // finish notes groups without rules and puts the issues in line order.
 func (p *robotsParser) finish() {
 	for _, g := range p.r.groups {
-		if len(g.rules) == 0 {
+		if g.first == g.end {
 			p.issue(g.agents[0].line, SeverityInfo, IssueEmptyGroup,
 				"group has no Allow or Disallow rules; the crawlers it names may fetch everything")
 		}
