@@ -4,6 +4,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"time"
 
 	"lekta.dev/lekta/cache"
@@ -162,7 +164,11 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, lr *RenderLan
 		if d.Blocked != nil {
 			lr.BlockedRequests = d.Blocked
 		}
-		lr.BlockedURLs, lr.ConsoleErrors, lr.Exceptions = d.BlockedURLs, d.ConsoleErrors, d.Exceptions
+		// Events arrive in network order; the report lists them sorted.
+		lr.BlockedURLs = slices.SortedFunc(slices.Values(d.BlockedURLs), func(a, b compare.BlockedRequest) int {
+			return cmp.Or(cmp.Compare(a.Reason, b.Reason), cmp.Compare(a.URL, b.URL))
+		})
+		lr.ConsoleErrors, lr.Exceptions = d.ConsoleErrors, d.Exceptions
 		lr.FailedRequests, lr.Requests, lr.Settled = d.FailedRequests, d.Requests, d.Settled
 	}
 	return observe(snap, err)
@@ -198,7 +204,7 @@ func fillLane(lr *LaneReport, snap *compare.Snapshot, err error, ctx context.Con
 		return
 	}
 	lr.HTTPStatus, lr.FinalURL, lr.ContentType = snap.Status, snap.FinalURL, snap.ContentType
-	lr.Bytes, lr.Truncated, lr.Headers = snap.Bytes, snap.Truncated, snap.Header
+	lr.Bytes, lr.Truncated, lr.Headers = snap.Bytes, snap.Truncated, reported(snap.Header)
 	lr.Redirects = snap.Redirects
 	if lr.Redirects == nil {
 		lr.Redirects = []compare.Redirect{}
@@ -207,6 +213,23 @@ func fillLane(lr *LaneReport, snap *compare.Snapshot, err error, ctx context.Con
 	if snap.UserAgent != "" {
 		lr.UserAgent = snap.UserAgent
 	}
+}
+
+// reportedHeaders are the response headers a report shows: the ones that
+// change how crawlers index or cache the page.
+var reportedHeaders = []string{
+	"Content-Type", "Content-Length", "Content-Encoding", "Content-Language",
+	"X-Robots-Tag", "Link", "Last-Modified", "Etag", "Refresh", "Cache-Control", "Vary",
+}
+
+func reported(h compare.Header) compare.Header {
+	out := compare.Header{}
+	for _, k := range reportedHeaders {
+		if v := h.Values(k); len(v) > 0 {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // classify names a lane error's outcome.
