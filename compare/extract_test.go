@@ -419,3 +419,21 @@ func assertValidUTF8(tb testing.TB, v any) {
 	}
 	walk("page", reflect.ValueOf(v))
 }
+
+// TestCollapse checks whitespace collapsing, including the no-copy path.
+func TestCollapse(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":               "",
+		"a b":            "a b",
+		"  a  b ":        "a b",
+		"a\tb\n":         "a b",
+		"\r\n":           "",
+		"a\u00a0 b":      "a\u00a0 b",
+		"one two  three": "one two three",
+	} {
+		if got := collapse(in); got != want {
+			t.Errorf("collapse(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

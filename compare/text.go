@@ -27,6 +27,9 @@ func isHTMLSpace(c byte) bool {
 // collapse trims s and turns every run of whitespace into one space, as
 // browsers do for document.title. Non-breaking spaces are kept.
 func collapse(s string) string {
+	if isCollapsed(s) {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -65,3 +68,25 @@ func (t *truncation) cleanText(field, s string, max int) string {
 type truncation map[string]struct{}
 
 func (t truncation) mark(field string) { t[field] = struct{}{} }
+
+// isCollapsed reports whether collapse would return s unchanged: no
+// leading, trailing or doubled spaces and no other whitespace.
+func isCollapsed(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\t', '\n', '\f', '\r', '\v':
+			return false
+		case ' ':
+			if s[i+1] == ' ' {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -87,7 +87,7 @@ func (x *extractor) enter(n *html.Node) bool {
 		return true
 	}
 	switch n.DataAtom {
-	case atom.Head, atom.Script, atom.Style, atom.Iframe, atom.Noembed, atom.Noframes, atom.Object:
+	case atom.Head, atom.Script, atom.Style, atom.Iframe, atom.Noembed, atom.Noframes:
 		return false
 	case atom.Template:
 		// Declarative shadow roots (how a browser serializes open shadow
