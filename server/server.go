@@ -87,6 +87,7 @@ type Server struct {
 	clients *clientLimiter
 	metrics *metrics
 	pages   *pages
+	mux     *http.ServeMux
 	handler http.Handler
 }
 
@@ -120,7 +121,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now)}
 	s.pool = newPool(cfg.Queue, cfg.Now)
 	s.metrics = newMetrics(s.pool, cfg.ContextsInUse)
-	s.handler = s.routes()
+	s.mux = s.routes()
+	s.handler = secure(s.mux)
 	s.pool.start(cfg.Renderers, s.finishRun)
 	return s, nil
 }

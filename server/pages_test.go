@@ -1,0 +1,232 @@
+package server
+
+import (
+	"html"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"lekta.dev/lekta/cache"
+)
+
+// reportID reads the id out of a /r/{id} Location.
+func reportID(tb testing.TB, resp *http.Response) string {
+	tb.Helper()
+	loc := resp.Header.Get("Location")
+	id, ok := strings.CutPrefix(loc, "/r/")
+	if !ok || !validID(id) {
+		tb.Fatalf("Location %q, want /r/{id}", loc)
+	}
+	return id
+}
+
+func TestFormToReport(t *testing.T) {
+	h := newHarness(t, gated)
+	resp, b := h.postForm("http://shop.example/js-title.html", map[string]string{
+		"Origin": h.ts.URL, "Sec-Fetch-Site": "same-origin"})
+	wantStatus(t, resp, b, http.StatusSeeOther)
+	id := reportID(t, resp)
+	<-h.rend.started
+
+	resp, b = h.do("GET", "/r/"+id, "", nil)
+	wantStatus(t, resp, b, http.StatusOK)
+	page := string(b)
+	if !strings.Contains(page, `<meta http-equiv="refresh" content="2">`) || !strings.Contains(page, `data-state="running"`) {
+		t.Fatalf("running report page has no progress and refresh:\n%s", page)
+	}
+	if resp.Header.Get("X-Robots-Tag") != "noindex, nofollow" {
+		t.Errorf("X-Robots-Tag %q while running", resp.Header.Get("X-Robots-Tag"))
+	}
+
+	h.open()
+	h.waitReport(id)
+	resp, b = h.do("GET", "/r/"+id, "", nil)
+	wantStatus(t, resp, b, http.StatusOK)
+	page = string(b)
+	if strings.Contains(page, "http-equiv=\"refresh\"") {
+		t.Error("the finished report still refreshes")
+	}
+	if resp.Header.Get("X-Robots-Tag") != "noindex, nofollow" {
+		t.Errorf("X-Robots-Tag %q on the report", resp.Header.Get("X-Robots-Tag"))
+	}
+	checks := []struct {
+		name string
+		re   string
+	}{
+		{"verdict before the table", `(?s)id="verdict".*id="text-share">\d+%</strong>.*id="link-share">\d+%</strong>.*id="fields"`},
+		{"title differs, side by side", `(?s)<tr id="field-title" class="differs only_render">.*<td class="plain"><span class="empty">\(none\)</span></td><td class="render">Rendered title</td>`},
+		{"h1 same in both lanes", `<tr id="field-h1" class="same">`},
+		{"finding with explanation", `(?s)<code>title.render_only</code>.*class="explain">The &lt;title&gt; exists only after JavaScript runs`},
+		{"critical group first", `(?s)sev-critical.*sev-(warning|info)`},
+		{"render-only link listed", `(?s)Links only in the rendered page.*http://shop.example/cart.html`},
+		{"blocked requests", `<li>image: 2</li>`},
+		{"lane user agents", `StubChrome/1.0 LektaBot/0.1`},
+		{"JSON link", `href="/api/v1/audits/` + id + `"`},
+	}
+	for _, c := range checks {
+		if !regexp.MustCompile(c.re).MatchString(page) {
+			t.Errorf("%s: report page does not match %s", c.name, c.re)
+		}
+	}
+}
+
+func TestFormErrors(t *testing.T) {
+	h := newHarness(t)
+	cases := []struct {
+		name   string
+		url    string
+		hdr    map[string]string
+		status int
+		code   string
+	}{
+		{"empty", "", nil, 400, codeInvalidURL},
+		{"invalid", "ftp://shop.example/", nil, 400, codeInvalidURL},
+		{"refused", "http://127.0.0.1/", nil, 403, codeTargetRefused},
+		{"cross-site fetch metadata", "http://shop.example/", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, codeForbidden},
+		{"foreign origin", "http://shop.example/", map[string]string{"Origin": "https://evil.example"}, 403, codeForbidden},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, b := h.postForm(tc.url, tc.hdr)
+			wantStatus(t, resp, b, tc.status)
+			page := string(b)
+			if !strings.Contains(page, `id="url-error"`) || !strings.Contains(page, `data-code="`+tc.code+`"`) {
+				t.Fatalf("form without the error next to the field (code %s):\n%s", tc.code, page)
+			}
+			if !strings.Contains(page, `<input id="url" name="url"`) {
+				t.Error("the error page is not the form")
+			}
+		})
+	}
+	if n := len(h.site.Hits()); n != 0 {
+		t.Errorf("refused form submissions reached the site %d times", n)
+	}
+	t.Run("rate limited", func(t *testing.T) {
+		resp, b := h.postForm("http://other.example/index.html", nil)
+		wantStatus(t, resp, b, http.StatusSeeOther)
+		resp, b = h.postForm("http://other.example/js-title.html", nil)
+		wantStatus(t, resp, b, http.StatusTooManyRequests)
+		if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), `data-code="rate_limited"`) {
+			t.Errorf("rate-limited form: Retry-After %q\n%s", resp.Header.Get("Retry-After"), b)
+		}
+	})
+	t.Run("store down", func(t *testing.T) {
+		h.store.down.Store(true)
+		defer h.store.down.Store(false)
+		resp, b := h.postForm("http://c.example/", nil)
+		wantStatus(t, resp, b, http.StatusServiceUnavailable)
+		if resp.Header.Get("Retry-After") == "" || strings.Contains(string(b), "dial") {
+			t.Errorf("store-down form: Retry-After %q, internals shown: %v", resp.Header.Get("Retry-After"), strings.Contains(string(b), "dial"))
+		}
+	})
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	h := newHarness(t)
+	for _, p := range []string{"/", "/bot", "/r/AAAAAAAAAAAAAAAAAAAAAAAAAA", "/api/v1/audits/AAAAAAAAAAAAAAAAAAAAAAAAAA", "/static/style.css", "/healthz", "/metrics", "/nowhere"} {
+		t.Run(p, func(t *testing.T) {
+			resp, _ := h.do("GET", p, "", nil)
+			want := map[string]string{
+				"Content-Security-Policy": contentSecurityPolicy,
+				"X-Content-Type-Options":  "nosniff",
+				"Referrer-Policy":         "no-referrer",
+				"X-Frame-Options":         "DENY",
+			}
+			for k, v := range want {
+				if got := resp.Header.Get(k); got != v {
+					t.Errorf("%s: %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+	// The pages load nothing from elsewhere and need no script.
+	_, b := h.do("GET", "/", "", nil)
+	if regexp.MustCompile(`(?i)<script|src="https?:|href="https?://[^"]*\.css`).Match(b) {
+		t.Errorf("the form page references scripts or remote assets:\n%s", b)
+	}
+	if !strings.Contains(contentSecurityPolicy, "frame-ancestors 'none'") || strings.Contains(contentSecurityPolicy, "script-src") {
+		t.Errorf("CSP %q", contentSecurityPolicy)
+	}
+}
+
+func TestUnknownReportPage(t *testing.T) {
+	h := newHarness(t)
+	resp, b := h.do("GET", "/r/AAAAAAAAAAAAAAAAAAAAAAAAAA", "", nil)
+	wantStatus(t, resp, b, http.StatusNotFound)
+	if resp.Header.Get("X-Robots-Tag") == "" || !strings.Contains(string(b), "No such report") {
+		t.Errorf("404 report page: X-Robots-Tag %q\n%s", resp.Header.Get("X-Robots-Tag"), b)
+	}
+}
+
+func TestBotPageFollowsPolicy(t *testing.T) {
+	cases := []struct {
+		name   string
+		policy func(*Policy)
+		want   []string
+	}{
+		{"defaults", func(*Policy) {}, []string{
+			"at most 1 audit at a time", "at most 1 started per 1 minute", "at most 5 started per 1 hour",
+			`<span id="cache-ttl">15 minutes</span>`, `<span id="timeout-value">20 seconds</span>`,
+			`<span id="report-ttl">30 days</span>`, "At most 5 redirects",
+			"Mozilla/5.0 (compatible; LektaBot/0.1; +https://lekta.dev/bot)",
+			"StubChrome/1.0 LektaBot/0.1 (+https://lekta.dev/bot)",
+			"User-agent: LektaBot\nDisallow: /", "in its own memory",
+		}},
+		{"changed", func(p *Policy) {
+			p.Limits.Windows = []cache.Window{{N: 2, Per: 90 * time.Second}}
+			p.Limits.Concurrency = 3
+			p.Limits.CacheTTL = time.Hour
+			p.Timeout = 45 * time.Second
+			p.Shared = true
+			p.Contact = "mailto:bots@lekta.dev"
+		}, []string{
+			"at most 3 audits at a time", "at most 2 started per 1 minute 30 seconds",
+			`<span id="cache-ttl">1 hour</span>`, `<span id="timeout-value">45 seconds</span>`,
+			"they share one store", `<a id="contact" href="mailto:bots@lekta.dev">`,
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, func(c *Config, _ *stubRenderer) { tc.policy(&c.Policy) })
+			resp, b := h.do("GET", "/bot", "", nil)
+			wantStatus(t, resp, b, http.StatusOK)
+			page := html.UnescapeString(string(b))
+			for _, w := range tc.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("/bot lacks %q", w)
+				}
+			}
+		})
+	}
+}
+
+func TestMetricsCount(t *testing.T) {
+	h := newHarness(t)
+	resp, b := h.post("http://shop.example/js-title.html")
+	wantStatus(t, resp, b, http.StatusAccepted)
+	h.waitReport(decode[pending](t, b).ID)
+	h.post("http://shop.example/js-title.html") // cached
+	h.post("http://shop.example/index.html")    // 1/1m window
+	h.postForm("http://10.1.2.3/", nil)         // refused
+	_, m := h.do("GET", "/metrics", "", nil)
+	for _, want := range []string{
+		`lekta_audits_total{outcome="complete",trigger="api"} 1`,
+		`lekta_audits_total{outcome="cached",trigger="api"} 1`,
+		`lekta_audits_total{outcome="rate_limited",trigger="api"} 1`,
+		`lekta_audits_total{outcome="target_refused",trigger="form"} 1`,
+		`lekta_limiter_refusals_total{reason="1/1m"} 1`,
+		`lekta_cache_hits_total 1`,
+		`lekta_lane_duration_seconds_count{lane="plain"} 1`,
+		`lekta_lane_duration_seconds_count{lane="render"} 1`,
+		`lekta_outbound_requests_total{lane="plain",status="2xx"} 1`,
+		`lekta_outbound_requests_total{lane="render",status="2xx"} 1`,
+		`lekta_queue_depth 0`,
+		`lekta_browser_contexts_in_use 0`,
+	} {
+		if !strings.Contains(string(m), want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
