@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"strings"
+	"time"
+
+	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/plainget"
+	"lekta.dev/lekta/server"
+)
+
+const serveUsage = `usage: lekta serve [flags]
+
+Runs the web service: the form at /, reports at /r/{id}, the JSON API at
+/api/v1, the bot policy at /bot, and /healthz, /readyz, /metrics.
+SIGINT or SIGTERM stops it gracefully: running audits finish first.
+`
+
+// Shutdown budget: HTTP handlers get httpGrace; running audits get their
+// own deadline plus auditGrace to store their reports.
+const (
+	httpGrace  = 15 * time.Second
+	auditGrace = 20 * time.Second
+)
+
+// serveFlags are the flags only serve takes.
+type serveFlags struct {
+	addr       string
+	renderers  int
+	queue      int
+	clientRate string
+	proxies    listFlag
+	logFormat  string
+	contact    string
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	fs.IntVar(&f.renderers, "renderers", runtime.NumCPU(), "audits run at a time (one browser context each)")
+	fs.IntVar(&f.queue, "queue", server.DefaultQueue, "admitted audits that may wait for a renderer; beyond it submissions get 503")
+	fs.StringVar(&f.clientRate, "client-rate", "10/1m", "submissions per client address, N/duration pairs (kept in this process's memory)")
+	fs.Var(&f.proxies, "trusted-proxy", "CIDR or IP (repeatable): peers whose X-Forwarded-For names the client")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
+	fs.StringVar(&f.contact, "contact", "", "where site operators reach you (mailto: or https: URL, or text), shown on /bot")
+}
+
+// parsed checks the serve flags; errors name the flag.
+func (f *serveFlags) parsed() ([]cache.Window, []netip.Prefix, error) {
+	ws, err := cache.ParseWindows(f.clientRate)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--client-rate %q: %w", f.clientRate, err)
+	}
+	var ps []netip.Prefix
+	for _, v := range f.proxies {
+		p, err := parsePrefix(v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--trusted-proxy %q: %w", v, err)
+		}
+		ps = append(ps, p)
+	}
+	switch {
+	case f.logFormat != "text" && f.logFormat != "json":
+		return nil, nil, fmt.Errorf("--log-format %q: want text or json", f.logFormat)
+	case f.renderers < 1:
+		return nil, nil, fmt.Errorf("--renderers %d: must be at least 1", f.renderers)
+	case f.queue < 1:
+		return nil, nil, fmt.Errorf("--queue %d: must be at least 1", f.queue)
+	}
+	return ws, ps, nil
+}
+
+// parsePrefix reads a CIDR or a single address.
+func parsePrefix(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		return p.Masked(), err
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
+}
+
+func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// runServe is "lekta serve".
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg config
+	var sf serveFlags
+	fs := newFlagSet("serve", serveUsage, stderr)
+	cfg.register(fs)
+	sf.register(fs)
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return exitWith(exitBadInput, flagError(err))
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return exitWith(exitBadInput, fmt.Errorf("serve takes no arguments, got %q", fs.Args()))
+	}
+	clientRate, proxies, err := sf.parsed()
+	if err != nil {
+		return exitWith(exitBadInput, err)
+	}
+	if _, _, err := cfg.validate(); err != nil {
+		return exitWith(exitBadInput, err)
+	}
+	logger := newLogger(stderr, sf.logFormat, slog.LevelInfo)
+	ln, err := net.Listen("tcp", sf.addr)
+	if err != nil {
+		return exitWith(exitNotRun, fmt.Errorf("listen on --addr %s: %w", sf.addr, err))
+	}
+	defer ln.Close()
+	// The store, browser and auditor log warnings only: the server writes
+	// the one line per audit itself.
+	p, err := cfg.start(ctx, newLogger(stderr, sf.logFormat, slog.LevelWarn))
+	if err != nil {
+		return exitWith(exitNotRun, err)
+	}
+	defer p.Close()
+	srv, err := server.New(server.Config{
+		Auditor: p.auditor,
+		Policy: server.Policy{
+			Identity: p.identity, RenderUA: p.browser.UserAgent, Limits: p.limits,
+			Shared: cfg.redisURL != "", Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
+			ClientRate: clientRate, Contact: sf.contact,
+		},
+		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies,
+		Ready: readyChecks(p), ContextsInUse: contextsInUse(p), Logger: logger,
+	})
+	if err != nil {
+		return exitWith(exitNotRun, err)
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      server.DefaultMaxWait + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(stdout, "lekta: serving on http://%s\n", ln.Addr())
+	if cfg.redisURL == "" {
+		fmt.Fprintln(stderr, "lekta: warning: no --redis-url: per-host limits, the result cache and reports live in this process only and are lost when it stops")
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	logger.Info("shutting down", "running_audits", srv.Running())
+	return errors.Join(serveErr, shutdown(hs, srv, cfg.timeout+auditGrace))
+}
+
+// shutdown stops accepting connections, ends long polls, lets running
+// audits finish within their deadline, then returns; the caller closes the
+// browser and the store.
+func shutdown(hs *http.Server, srv *server.Server, auditBudget time.Duration) error {
+	httpDone := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), httpGrace)
+		defer cancel()
+		httpDone <- hs.Shutdown(ctx)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), auditBudget)
+	defer cancel()
+	err := srv.Shutdown(ctx)
+	if herr := <-httpDone; herr != nil && !errors.Is(herr, http.ErrServerClosed) {
+		err = errors.Join(err, fmt.Errorf("stop http: %w", herr))
+	}
+	if err != nil {
+		return exitWith(exitFailure, fmt.Errorf("shutdown: %w", err))
+	}
+	return nil
+}
+
+// readyChecks are /readyz's checks: the store answers, the browser is usable.
+func readyChecks(p *parts) []server.Check {
+	browser := func(ctx context.Context) error {
+		if b, ok := any(p.browser).(interface{ Ping(context.Context) error }); ok {
+			return b.Ping(ctx)
+		}
+		// Without a probe of its own, a browser that knows its own user
+		// agent has started; it restarts Chromium by itself when it dies.
+		if p.browser.UserAgent() == p.identity.RenderSuffix() {
+			return errors.New("the browser reports no user agent of its own")
+		}
+		return nil
+	}
+	return []server.Check{{Name: "store", Func: p.store.Ping}, {Name: "browser", Func: browser}}
+}
+
+// contextsInUse asks the browser how many contexts it holds, when it can say.
+func contextsInUse(p *parts) func() int {
+	if b, ok := any(p.browser).(interface{ ContextsInUse() int }); ok {
+		return b.ContextsInUse
+	}
+	return nil
+}
