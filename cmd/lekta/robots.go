@@ -3,10 +3,173 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"lekta.dev/lekta/policy"
 )
+
+const robotsUsage = `usage: lekta robots check FILE AGENT URL
+       lekta robots lint FILE
+
+check  says whether AGENT, a product token such as LektaBot, may fetch URL
+       (an absolute http(s) URL, or a path such as /shop?page=2) under the
+       robots.txt in FILE, and which group and rule decided.
+       Exit status: 0 allowed, 1 disallowed, 2 bad input.
+lint   lists the issues of FILE per line as "LINE: SEVERITY: MESSAGE".
+       Exit status: 0 without errors (warnings and info allowed), 1 with
+       errors, 2 bad input.
+
+FILE "-" reads standard input. Only the first 500 KiB count, as for LektaBot.
+`
 
 // runRobots is "lekta robots check|lint".
 func runRobots(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return exitWith(exitBadInput, errors.New("not implemented"))
+	return runRobotsIO(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runRobotsIO is runRobots with standard input passed in, for FILE "-".
+func runRobotsIO(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, robotsUsage)
+		return exitWith(exitBadInput, nil)
+	}
+	switch args[0] {
+	case "check":
+		if len(args) != 4 {
+			fmt.Fprint(stderr, robotsUsage)
+			return exitWith(exitBadInput, errors.New("robots check: want FILE AGENT URL"))
+		}
+		return robotsCheck(args[1], args[2], args[3], stdin, stdout, stderr)
+	case "lint":
+		if len(args) != 2 {
+			fmt.Fprint(stderr, robotsUsage)
+			return exitWith(exitBadInput, errors.New("robots lint: want FILE"))
+		}
+		return robotsLint(args[1], stdin, stdout)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, robotsUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, robotsUsage)
+	return exitWith(exitBadInput, fmt.Errorf("robots: unknown command %q", args[0]))
+}
+
+// robotsCheck prints the verdict on target for agent and what decided it.
+func robotsCheck(file, agent, target string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := policy.ValidateToken(agent); err != nil {
+		return exitWith(exitBadInput, fmt.Errorf("robots check: AGENT: %w", err))
+	}
+	path, err := checkPath(target)
+	if err != nil {
+		return exitWith(exitBadInput, fmt.Errorf("robots check: URL: %w", err))
+	}
+	robots, err := readRobots(file, stdin)
+	if err != nil {
+		return exitWith(exitBadInput, fmt.Errorf("robots check: %w", err))
+	}
+	d := robots.Decide(agent, path)
+	verdict := "allowed"
+	if !d.Allowed {
+		verdict = "disallowed"
+	}
+	fmt.Fprintf(stdout, "%s: %s %s\n", verdict, agent, path)
+	fmt.Fprintf(stdout, "group: %s\n", describeGroup(d, agent))
+	fmt.Fprintf(stdout, "rule:  %s\n", describeRule(d))
+	if n := countSeverity(robots.Issues(), policy.SeverityError); n > 0 {
+		fmt.Fprintf(stderr, "note: %s has %d lint error(s); run \"lekta robots lint %s\"\n", file, n, file)
+	}
+	if !d.Allowed {
+		return exitWith(exitFailure, nil)
+	}
+	return nil
+}
+
+// checkPath turns check's URL argument into the path and query rules match.
+func checkPath(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", policy.ErrInvalidURL, err)
+	}
+	switch {
+	case u.Scheme != "":
+		if s := strings.ToLower(u.Scheme); (s != "http" && s != "https") || u.Host == "" {
+			return "", fmt.Errorf("%w: %q is not an absolute http(s) URL", policy.ErrInvalidURL, raw)
+		}
+	case !strings.HasPrefix(raw, "/") || u.Host != "":
+		return "", fmt.Errorf("%w: %q is neither an absolute http(s) URL nor a path starting with /", policy.ErrInvalidURL, raw)
+	}
+	return policy.RequestPath(u), nil
+}
+
+// describeGroup says which group applied.
+func describeGroup(d policy.Decision, agent string) string {
+	switch d.Basis {
+	case policy.BasisRobotsTxt:
+		return "none needed"
+	case policy.BasisNoGroup:
+		return fmt.Sprintf("none names %s and there is no \"*\" group, so no rules apply", agent)
+	}
+	return fmt.Sprintf("%s (line %d)", d.Group, d.GroupLine)
+}
+
+// describeRule says which rule decided.
+func describeRule(d policy.Decision) string {
+	switch d.Basis {
+	case policy.BasisRule:
+		return fmt.Sprintf("%s (line %d)", d.Rule, d.Line)
+	case policy.BasisRobotsTxt:
+		return "/robots.txt is always allowed (RFC 9309 section 2.2.2)"
+	}
+	return "none matches, so the path is allowed"
+}
+
+// robotsLint prints every issue and fails when one is an error.
+func robotsLint(file string, stdin io.Reader, stdout io.Writer) error {
+	robots, err := readRobots(file, stdin)
+	if err != nil {
+		return exitWith(exitBadInput, fmt.Errorf("robots lint: %w", err))
+	}
+	issues := robots.Issues()
+	for _, is := range issues {
+		fmt.Fprintln(stdout, is)
+	}
+	errs := countSeverity(issues, policy.SeverityError)
+	fmt.Fprintf(stdout, "%d error(s), %d warning(s), %d info\n",
+		errs, countSeverity(issues, policy.SeverityWarning), countSeverity(issues, policy.SeverityInfo))
+	if errs > 0 {
+		return exitWith(exitFailure, nil)
+	}
+	return nil
+}
+
+// readRobots reads and parses FILE ("-": stdin), no more than LektaBot would.
+func readRobots(file string, stdin io.Reader) (*policy.Robots, error) {
+	r := stdin
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("read robots.txt: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	body, err := io.ReadAll(io.LimitReader(r, policy.RobotsMaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read robots.txt %s: %w", file, err)
+	}
+	return policy.ParseRobots(body), nil
+}
+
+func countSeverity(issues []policy.RobotsIssue, sev policy.Severity) int {
+	n := 0
+	for _, is := range issues {
+		if is.Severity == sev {
+			n++
+		}
+	}
+	return n
 }
