@@ -49,6 +49,16 @@ func formatPer(d time.Duration) string {
 	return b.String()
 }
 
+// FormatWindows writes windows the way ParseWindows reads them, e.g.
+// "1/1m,5/1h": for flag defaults, the /bot page and the README.
+func FormatWindows(ws []Window) string {
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = w.String()
+	}
+	return strings.Join(parts, ",")
+}
+
 // ParseWindows reads a comma-separated list of N/duration pairs such as
 // "1/1m,5/1h". Durations use Go syntax (time.ParseDuration) plus whole days
 // ("1d"); they must be whole milliseconds. Errors name the offending part.

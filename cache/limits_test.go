@@ -96,3 +96,34 @@ func TestLimitsValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatWindows(t *testing.T) {
+	t.Parallel()
+	if got := FormatWindows(Defaults().Windows); got != "1/1m,5/1h" {
+		t.Fatalf("FormatWindows(defaults) = %q, want 1/1m,5/1h", got)
+	}
+	in := "3/1m30s,100/1d,2/500ms"
+	ws, err := ParseWindows(in)
+	if err != nil || FormatWindows(ws) != in {
+		t.Fatalf("FormatWindows(ParseWindows(%q)) = %q, %v", in, FormatWindows(ws), err)
+	}
+}
+
+func TestRetryAfterSeconds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   time.Duration
+		want int
+	}{
+		{time.Millisecond, 1},
+		{time.Second, 1},
+		{time.Second + time.Millisecond, 2},
+		{55*time.Minute + 50*time.Second, 3350},
+		{0, 1},
+	}
+	for _, tc := range cases {
+		if got := (Admission{Decision: Refused, RetryAfter: tc.in}).RetryAfterSeconds(); got != tc.want {
+			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}

@@ -38,7 +38,8 @@ func (s *RedisStore) Wait(ctx context.Context, url, id string) (Entry, error) {
 			return Entry{}, fmt.Errorf("wait for %s: %w", id, ctx.Err())
 		case _, ok := <-msgs:
 			if !ok {
-				msgs = nil // closed: keep polling
+				s.log.Debug("completion channel closed; polling", "report_id", id)
+				msgs = nil
 			}
 		case <-tick.C:
 		}

@@ -139,6 +139,13 @@ type Admission struct {
 	Reason string
 }
 
+// RetryAfterSeconds is RetryAfter in whole seconds, rounded up and at least
+// 1, as the Retry-After header and the report's retry_after_s carry it.
+func (a Admission) RetryAfterSeconds() int {
+	s := int((a.RetryAfter + time.Second - 1) / time.Second)
+	return max(s, 1)
+}
+
 // Store is the shared state of audits. URLs must be normalised by the caller
 // (policy); the store keys limits by their lower-case hostname without port
 // and caches by the exact URL string.
