@@ -65,7 +65,8 @@ type RobotsResult struct {
 	Outcome RobotsOutcome
 	// HTTPStatus is the last response's status, 0 when there was none.
 	HTTPStatus int
-	// Size is the number of body bytes read (at most RobotsMaxBytes+1).
+	// Size is the number of body bytes read: at most RobotsMaxBytes+1,
+	// which means the file is larger than the limit.
 	Size int
 	// Robots holds the parsed rules when Outcome is fetched, else nil.
 	Robots *Robots
@@ -83,6 +84,9 @@ type RobotsResult struct {
 func (r RobotsResult) Decide(token, pathQuery string) (Decision, error) {
 	switch r.Outcome {
 	case RobotsFetched:
+		if r.Robots == nil {
+			return Decision{Basis: BasisUnreachable}, fmt.Errorf("%w: fetched result without rules", ErrRobotsUnreachable)
+		}
 		return r.Robots.Decide(token, pathQuery), nil
 	case RobotsNotFound:
 		return Decision{Allowed: true, Basis: BasisNotFound}, nil

@@ -435,3 +435,11 @@ func TestRobotsURL(t *testing.T) {
 		}
 	}
 }
+
+func TestRobotsResultDecideWithoutRules(t *testing.T) {
+	t.Parallel()
+	d, err := RobotsResult{Outcome: RobotsFetched}.Decide("LektaBot", "/")
+	if d.Allowed || !errors.Is(err, ErrRobotsUnreachable) {
+		t.Errorf("fetched result without rules: %+v, %v; want not allowed and ErrRobotsUnreachable", d, err)
+	}
+}

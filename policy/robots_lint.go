@@ -20,22 +20,38 @@ type IssueCode string
 
 // The lint issue codes.
 const (
-	IssueSyntax               IssueCode = "syntax"                // not a "name: value" record; ignored
-	IssueMissingColon         IssueCode = "missing_colon"         // "Disallow /x": read as a record all the same
-	IssueMisspelled           IssueCode = "misspelled_directive"  // "Dissallow", "useragent": read as the directive meant
-	IssueUnknownDirective     IssueCode = "unknown_directive"     // a name no crawler standard defines; ignored
-	IssueNonstandardDirective IssueCode = "nonstandard_directive" // Crawl-delay, Host, Noindex…: not RFC 9309; LektaBot ignores it
-	IssueBadCrawlDelay        IssueCode = "bad_crawl_delay"       // Crawl-delay value is not a number of seconds
-	IssueRuleOutsideGroup     IssueCode = "rule_outside_group"    // Allow/Disallow before any User-agent; ignored
-	IssueBadPattern           IssueCode = "bad_pattern"           // pattern starts with neither '/' nor '*'; never matches
-	IssueDollarNotAtEnd       IssueCode = "dollar_not_at_end"     // '$' before the end matches a literal '$'
-	IssueEmptyRule            IssueCode = "empty_rule"            // Allow or Disallow without a pattern; matches nothing
-	IssueEmptyUserAgent       IssueCode = "empty_user_agent"      // User-agent without a value; names no crawler
-	IssueUserAgentNotToken    IssueCode = "user_agent_not_token"  // value is not a bare product token or "*"
-	IssueEmptyGroup           IssueCode = "empty_group"           // group without rules; its crawlers may fetch everything
-	IssueInvalidSitemap       IssueCode = "invalid_sitemap"       // Sitemap value is not an absolute http(s) URL
-	IssueTooLarge             IssueCode = "too_large"             // file over RobotsMaxBytes; the rest is ignored
-	IssueByteOrderMark        IssueCode = "byte_order_mark"       // a (partial) UTF-8 BOM at the start; skipped
+	// IssueSyntax "syntax": not a "name: value" record; ignored.
+	IssueSyntax IssueCode = "syntax"
+	// IssueMissingColon "missing_colon": "Disallow /x": read as a record all the same.
+	IssueMissingColon IssueCode = "missing_colon"
+	// IssueMisspelled "misspelled_directive": "Dissallow", "useragent": read as the directive meant.
+	IssueMisspelled IssueCode = "misspelled_directive"
+	// IssueUnknownDirective "unknown_directive": a name no crawler standard defines; ignored.
+	IssueUnknownDirective IssueCode = "unknown_directive"
+	// IssueNonstandardDirective "nonstandard_directive": Crawl-delay, Host, Noindex…: not RFC 9309; LektaBot ignores it.
+	IssueNonstandardDirective IssueCode = "nonstandard_directive"
+	// IssueBadCrawlDelay "bad_crawl_delay": Crawl-delay value is not a number of seconds.
+	IssueBadCrawlDelay IssueCode = "bad_crawl_delay"
+	// IssueRuleOutsideGroup "rule_outside_group": Allow/Disallow before any User-agent; ignored.
+	IssueRuleOutsideGroup IssueCode = "rule_outside_group"
+	// IssueBadPattern "bad_pattern": pattern starts with neither '/' nor '*'; never matches.
+	IssueBadPattern IssueCode = "bad_pattern"
+	// IssueDollarNotAtEnd "dollar_not_at_end": '$' before the end matches a literal '$'.
+	IssueDollarNotAtEnd IssueCode = "dollar_not_at_end"
+	// IssueEmptyRule "empty_rule": Allow or Disallow without a pattern; matches nothing.
+	IssueEmptyRule IssueCode = "empty_rule"
+	// IssueEmptyUserAgent "empty_user_agent": User-agent without a value; names no crawler.
+	IssueEmptyUserAgent IssueCode = "empty_user_agent"
+	// IssueUserAgentNotToken "user_agent_not_token": value is not a bare product token or "*".
+	IssueUserAgentNotToken IssueCode = "user_agent_not_token"
+	// IssueEmptyGroup "empty_group": group without rules; its crawlers may fetch everything.
+	IssueEmptyGroup IssueCode = "empty_group"
+	// IssueInvalidSitemap "invalid_sitemap": Sitemap value is not an absolute http(s) URL.
+	IssueInvalidSitemap IssueCode = "invalid_sitemap"
+	// IssueTooLarge "too_large": file over RobotsMaxBytes; the rest is ignored.
+	IssueTooLarge IssueCode = "too_large"
+	// IssueByteOrderMark "byte_order_mark": a (partial) UTF-8 BOM at the start; skipped.
+	IssueByteOrderMark IssueCode = "byte_order_mark"
 )
 
 // RobotsIssue is one lint finding on a robots.txt line.
