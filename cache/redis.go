@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -47,14 +48,14 @@ type RedisOptions struct {
 // ErrUnavailable and nothing falls back to local state. Once Redis answers
 // again the store works again, without a restart.
 type RedisStore struct {
-	client  redis.UniversalClient
-	limits  Limits
-	keys    keyspace
-	clock   func() time.Time
-	budget  time.Duration
-	poll    time.Duration
-	log     *slog.Logger
-	admitTl []any // the admit script's ARGV after now and id
+	client    redis.UniversalClient
+	limits    Limits
+	keys      keyspace
+	clock     func() time.Time
+	budget    time.Duration
+	poll      time.Duration
+	log       *slog.Logger
+	admitArgs []any // the admit script's ARGV after now and id
 }
 
 // NewRedisStore connects to redisURL (redis:// or rediss://), checks that it
@@ -85,14 +86,14 @@ func NewRedisStore(ctx context.Context, redisURL string, l Limits, o RedisOption
 		return nil, fmt.Errorf("new redis store: %w", err)
 	}
 	s := &RedisStore{
-		client:  client,
-		limits:  l,
-		keys:    keyspace{prefix: o.Prefix},
-		clock:   o.Clock,
-		budget:  3 * o.CallTimeout,
-		poll:    o.PollInterval,
-		log:     o.Logger,
-		admitTl: admitTail(l),
+		client:    client,
+		limits:    l,
+		keys:      keyspace{prefix: o.Prefix},
+		clock:     o.Clock,
+		budget:    3 * o.CallTimeout,
+		poll:      o.PollInterval,
+		log:       o.Logger,
+		admitArgs: admitTail(l),
 	}
 	if err := s.loadScripts(ctx); err != nil {
 		_ = client.Close()
@@ -127,7 +128,7 @@ func newRedisClient(redisURL string, o RedisOptions) (redis.UniversalClient, err
 	if o.Cluster {
 		co, err := redis.ParseClusterURL(redisURL)
 		if err != nil {
-			return nil, fmt.Errorf("parse redis cluster url: %w", err)
+			return nil, fmt.Errorf("parse redis cluster url: %w", redactURL(err))
 		}
 		co.DialTimeout, co.ReadTimeout, co.WriteTimeout, co.PoolTimeout = t, t, t, t
 		co.ContextTimeoutEnabled = true
@@ -139,7 +140,7 @@ func newRedisClient(redisURL string, o RedisOptions) (redis.UniversalClient, err
 	}
 	ro, err := redis.ParseURL(redisURL)
 	if err != nil {
-		return nil, fmt.Errorf("parse redis url: %w", err)
+		return nil, fmt.Errorf("parse redis url: %w", redactURL(err))
 	}
 	ro.DialTimeout, ro.ReadTimeout, ro.WriteTimeout, ro.PoolTimeout = t, t, t, t
 	ro.ContextTimeoutEnabled = true
@@ -148,6 +149,15 @@ func newRedisClient(redisURL string, o RedisOptions) (redis.UniversalClient, err
 	ro.DisableIdentity = true
 	ro.MaintNotificationsConfig = off
 	return redis.NewClient(ro), nil
+}
+
+// redactURL drops the URL, which may hold a password, from a parse error.
+func redactURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // admitTail is the constant part of the admit script's arguments.
@@ -209,7 +219,7 @@ func (s *RedisStore) Admit(ctx context.Context, url, id string) (Admission, erro
 		return Admission{}, fmt.Errorf("admit: %w", err)
 	}
 	keys := []string{s.keys.lease(t.host), s.keys.starts(t.host), s.keys.run(t), s.keys.result(t)}
-	args := append([]any{s.nowArg(), id}, s.admitTl...)
+	args := append([]any{s.nowArg(), id}, s.admitArgs...)
 	ctx, cancel := s.call(ctx)
 	defer cancel()
 	res, err := scriptAdmit.Run(ctx, s.client, keys, args...).Slice()

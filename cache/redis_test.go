@@ -324,6 +324,7 @@ func TestNewRedisStoreErrors(t *testing.T) {
 		{"brace in prefix", closed, Defaults(), RedisOptions{Prefix: "a{b}:"}, false},
 		{"invalid limits", closed, bad, RedisOptions{}, false},
 		{"cluster url garbage", "redis://127.0.0.1:1?bogus=1", Defaults(), RedisOptions{Cluster: true}, false},
+		{"unparsable url with password", "redis://u:s3cret@[::1", Defaults(), RedisOptions{}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -337,6 +338,9 @@ func TestNewRedisStoreErrors(t *testing.T) {
 			})
 			if err == nil {
 				t.Fatal("NewRedisStore succeeded")
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("error shows the password: %v", err)
 			}
 			if got := errors.Is(err, ErrUnavailable); got != tc.unavailable {
 				t.Fatalf("NewRedisStore: %v; ErrUnavailable %v, want %v", err, got, tc.unavailable)

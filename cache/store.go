@@ -1,23 +1,3 @@
-// Package cache holds the state audits share: the per-host limiter, the
-// result cache, in-flight markers for joining an audit of the same URL, and
-// stored reports. MemoryStore is the embedded default for one process;
-// RedisStore shares the state between processes. Both pass one contract
-// suite and implement the same semantics to the millisecond.
-//
-// An audit goes through a Store in this order:
-//
-//	e, ok, err := s.Lookup(ctx, url)        // fresh result? answer it, no charge
-//	a, err := s.Admit(ctx, url, id)         // one atomic decision
-//	switch a.Decision {
-//	case Cached:   // a result appeared since Lookup: a.Entry
-//	case InFlight: // e, err := s.Wait(ctx, url, a.RunningID)
-//	case Refused:  // a.RetryAfter, a.Reason
-//	case Admitted: // audit, then s.Complete(ctx, a.Lease, Outcome{...})
-//	}
-//
-// Reports are opaque bytes to the store. All times (windows, leases, cache
-// age) come from the store's clock: the injected clock of a MemoryStore, the
-// Redis server's TIME for a RedisStore.
 package cache
 
 import (
