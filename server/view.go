@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -143,9 +144,11 @@ func markOnly(c *cell, other cell) {
 	}
 }
 
-// newCell formats a diff value as decoded from JSON: string, number, bool,
-// list or object.
+// newCell formats a diff value: string, number, bool, list or object. A
+// report fresh from the auditor holds Go values; they are brought into the
+// shape of a decoded report first, so both read the same.
 func newCell(v any) cell {
+	v = asJSON(v)
 	switch x := v.(type) {
 	case nil:
 		return cell{Empty: true}
@@ -169,6 +172,23 @@ func newCell(v any) cell {
 		return cell{Empty: x == "", Text: x}
 	}
 	return cell{Text: scalar(v)}
+}
+
+// asJSON returns v as encoding/json would decode it into an interface.
+func asJSON(v any) any {
+	switch v.(type) {
+	case nil, string, bool, float64, []any, map[string]any:
+		return v
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return fmt.Sprint(v)
+	}
+	return out
 }
 
 // scalar formats one value on one line.
