@@ -122,18 +122,56 @@ func (a *Auditor) run(ctx context.Context, target *url.URL, id string, trigger T
 		StartedAt: start.UTC(), Agent: a.cfg.Token,
 		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
 	}
-	plain := a.plainLane(ctx, target, &r.Lanes.Plain)
-	rendered := a.renderLane(ctx, target, &r.Lanes.Render)
-	a.finish(r, plain, rendered)
+	r.Lanes.Plain.Redirects, r.Lanes.Render.Redirects = []compare.Redirect{}, []compare.Redirect{}
+	r.Lanes.Plain.UserAgent, r.Lanes.Render.UserAgent = a.cfg.PlainUA, a.cfg.Renderer.UserAgent()
+	r.Lanes.Render.BlockedRequests = map[string]int{}
+	book := newRobotsBook(a)
+	if a.robotsAllow(ctx, book, target, r) {
+		plain := a.plainLane(ctx, target, book, &r.Lanes.Plain)
+		rendered := a.renderLane(ctx, target, book, &r.Lanes.Render)
+		a.finish(r, plain, rendered)
+	}
 	r.DurationMS = a.cfg.Now().Sub(start).Milliseconds()
 	a.cfg.Logger.Info("audit", "id", id, "host", target.Hostname(), "trigger", trigger,
 		"status", r.Status, "plain_ms", r.Lanes.Plain.DurationMS, "render_ms", r.Lanes.Render.DurationMS)
 	return r
 }
 
+// robotsAllow reads the origin's robots.txt into the report and says
+// whether the lanes may run. An unreachable robots.txt skips the audit; a
+// disallow skips a scheduled re-audit, while an audit a person asked for
+// runs as a user-triggered fetch with the block noted.
+func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url.URL, r *Report) bool {
+	res := book.result(ctx, target)
+	d, err := res.Decide(a.cfg.Token, policy.RequestPath(target))
+	sec := policy.NewRobotsReport(res, d)
+	r.Robots = &sec
+	switch {
+	case err != nil:
+		r.Reason = "robots.txt could not be read, so nothing was fetched: " + res.Reason
+		r.Findings = append(r.Findings, finding(compare.CodeRobotsUnreachable, compare.SeverityWarning,
+			"%s could not be read (%s). LektaBot treats that as \"do not crawl\" (RFC 9309) and skipped the audit; it will not retry.",
+			res.URL, res.Reason))
+	case !d.Allowed && r.Trigger == TriggerScheduled:
+		r.Reason = fmt.Sprintf("robots.txt disallows this URL for %s (%s), so the scheduled re-audit was skipped", a.cfg.Token, d.Rule)
+		r.Findings = append(r.Findings, finding(compare.CodeRobotsDisallowed, compare.SeverityWarning,
+			"robots.txt disallows this URL for %s (line %d: %s, in the group %s). Scheduled re-audits skip it.",
+			a.cfg.Token, d.Line, d.Rule, d.Group))
+	case !d.Allowed:
+		r.Findings = append(r.Findings, finding(compare.CodeRobotsDisallowed, compare.SeverityWarning,
+			"robots.txt disallows this URL for %s (line %d: %s, in the group %s). The audit ran as a user-triggered fetch because a person asked for this URL; scheduled re-audits skip it, and crawlers that honour the rule never fetch it.",
+			a.cfg.Token, d.Line, d.Rule, d.Group))
+		return true
+	default:
+		return true
+	}
+	r.Status = StatusSkipped
+	r.Lanes.Plain.Outcome, r.Lanes.Render.Outcome = OutcomeSkipped, OutcomeSkipped
+	return false
+}
+
 // plainLane runs the plain GET with its share of the deadline.
-func (a *Auditor) plainLane(ctx context.Context, target *url.URL, lr *LaneReport) *compare.Observed {
-	lr.UserAgent = a.cfg.PlainUA
+func (a *Auditor) plainLane(ctx context.Context, target *url.URL, book *robotsBook, lr *LaneReport) *compare.Observed {
 	share := time.Duration(float64(remaining(ctx, a.cfg.Timeout)) * plainShare)
 	ctx, cancel := context.WithTimeout(ctx, min(share, maxPlain))
 	defer cancel()
@@ -141,8 +179,13 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, lr *LaneReport
 		Transport: a.cfg.Guard.Transport(),
 		UserAgent: a.cfg.PlainUA,
 		MaxBody:   a.cfg.MaxBody,
-		CheckHop:  func(_ context.Context, u *url.URL) error { return a.cfg.Guard.CheckURL(u) },
-		Now:       a.cfg.Now,
+		CheckHop: func(ctx context.Context, u *url.URL) error {
+			if err := a.cfg.Guard.CheckURL(u); err != nil {
+				return err
+			}
+			return book.check(ctx, u)
+		},
+		Now: a.cfg.Now,
 	}
 	snap, err := plainget.Fetch(ctx, cfg, target)
 	fillLane(lr, snap, err, ctx)
@@ -150,14 +193,26 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, lr *LaneReport
 }
 
 // renderLane renders target with whatever remains of the deadline.
-func (a *Auditor) renderLane(ctx context.Context, target *url.URL, lr *RenderLaneReport) *compare.Observed {
-	lr.UserAgent = a.cfg.Renderer.UserAgent()
-	lr.BlockedRequests = map[string]int{}
+func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsBook, lr *RenderLaneReport) *compare.Observed {
 	if ctx.Err() != nil {
 		lr.Outcome, lr.Error = OutcomeTimeout, "the deadline passed before the render lane started"
 		return nil
 	}
-	snap, err := a.cfg.Renderer.Render(ctx, render.Request{URL: target.String()})
+	snap, err := a.cfg.Renderer.Render(ctx, render.Request{
+		URL: target.String(),
+		// The page itself was decided above; everything else of its origin
+		// is asked about, so a disallowed script is never fetched.
+		AllowSameOrigin: func(u *url.URL) (bool, string) {
+			if samePage(u, target) {
+				return true, ""
+			}
+			d, err := book.decide(ctx, u)
+			if err != nil {
+				return false, "robots.txt unreachable"
+			}
+			return d.Allowed, d.Rule
+		},
+	})
 	fillLane(&lr.LaneReport, snap, err, ctx)
 	if snap != nil && snap.Render != nil {
 		d := snap.Render
@@ -174,6 +229,11 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, lr *RenderLan
 	return observe(snap, err)
 }
 
+// samePage reports whether u is the audited page itself (fragment aside).
+func samePage(u, target *url.URL) bool {
+	return u.Scheme == target.Scheme && u.Host == target.Host && policy.RequestPath(u) == policy.RequestPath(target)
+}
+
 // remaining is the time left before ctx's deadline, or def without one.
 func remaining(ctx context.Context, def time.Duration) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
@@ -182,9 +242,10 @@ func remaining(ctx context.Context, def time.Duration) time.Duration {
 	return def
 }
 
-// observe extracts the page when the lane produced an HTML document.
+// observe extracts the page when the lane produced a document; a non-HTML
+// one yields an empty page, and Diff says what arrived instead.
 func observe(snap *compare.Snapshot, err error) *compare.Observed {
-	if err != nil || snap == nil || !isHTML(snap.ContentType) {
+	if err != nil || snap == nil {
 		return nil
 	}
 	return &compare.Observed{Snapshot: snap, Page: compare.Extract(snap)}
@@ -238,7 +299,7 @@ func classify(ctx context.Context, err error) Outcome {
 	case errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil:
 		return OutcomeTimeout
 	case errors.Is(err, policy.ErrBlockedAddress), errors.Is(err, policy.ErrTargetRefused),
-		errors.Is(err, plainget.ErrHopRefused):
+		errors.Is(err, plainget.ErrHopRefused), errors.Is(err, render.ErrURLRefused):
 		return OutcomeBlocked
 	}
 	return OutcomeError
@@ -246,16 +307,22 @@ func classify(ctx context.Context, err error) Outcome {
 
 // finish diffs the lanes and sets the report's status, verdict and findings.
 func (a *Auditor) finish(r *Report, plain, rendered *compare.Observed) {
-	if plain != nil {
+	if plain != nil && isHTML(plain.Snapshot.ContentType) {
 		r.Lanes.Plain.Page = plain.Page
 	}
-	if rendered != nil {
+	if rendered != nil && isHTML(rendered.Snapshot.ContentType) {
 		r.Lanes.Render.Page = rendered.Page
 	}
-	r.Status, r.Reason = status(r.Lanes.Plain.Outcome, r.Lanes.Render.Outcome)
+	r.Status, r.Reason = status(&r.Lanes.Plain, &r.Lanes.Render.LaneReport)
 	if plain != nil || rendered != nil {
 		res := compare.Diff(plain, rendered)
-		r.Diff, r.Findings = res.Diff, res.Findings
+		r.Diff = res.Diff
+		for _, f := range res.Findings {
+			// A missing lane already has its lane.* finding with the cause.
+			if f.Code != compare.CodePlainMissing && f.Code != compare.CodeRenderMissing {
+				r.Findings = append(r.Findings, f)
+			}
+		}
 		if plain != nil && rendered != nil {
 			r.Verdict = &res.Verdict
 		}
@@ -263,19 +330,22 @@ func (a *Auditor) finish(r *Report, plain, rendered *compare.Observed) {
 	r.Findings = append(laneFindings(r), r.Findings...)
 }
 
-// status derives the audit status from the two lane outcomes.
-func status(plain, rendered Outcome) (Status, string) {
+// status derives the audit status and its reason from the two lanes.
+func status(plain, rendered *LaneReport) (Status, string) {
+	po, ro := plain.Outcome, rendered.Outcome
 	switch {
-	case plain == OutcomeOK && rendered == OutcomeOK:
+	case po == OutcomeOK && ro == OutcomeOK:
 		return StatusComplete, ""
-	case plain == OutcomeOK || rendered == OutcomeOK:
-		return StatusPartial, "only one lane finished"
-	case plain == OutcomeTimeout || rendered == OutcomeTimeout:
+	case po == OutcomeOK:
+		return StatusPartial, "the render lane did not finish: " + rendered.Error
+	case ro == OutcomeOK:
+		return StatusPartial, "the plain lane did not finish: " + plain.Error
+	case po == OutcomeTimeout || ro == OutcomeTimeout:
 		return StatusTimeout, "the hard deadline passed before any lane finished"
-	case plain == OutcomeBlocked && rendered == OutcomeBlocked:
-		return StatusBlocked, "the page's address was refused by the SSRF guard"
+	case po == OutcomeBlocked && ro == OutcomeBlocked:
+		return StatusBlocked, "both lanes were refused: " + plain.Error
 	}
-	return StatusError, "neither lane could fetch the page"
+	return StatusError, "neither lane could fetch the page: " + plain.Error
 }
 
 // laneFindings reports lanes that did not finish.
@@ -288,12 +358,10 @@ func laneFindings(r *Report) []compare.Finding {
 		if l.lr.Outcome == OutcomeOK {
 			continue
 		}
-		out = append(out, compare.Finding{
-			Code:     fmt.Sprintf("lane.%s", l.lr.Outcome),
-			Severity: compare.SeverityWarning,
-			Message:  fmt.Sprintf("The %s lane did not finish (%s): %s", l.lane, l.lr.Outcome, l.lr.Error),
-			Lane:     l.lane,
-		})
+		f := finding("lane."+string(l.lr.Outcome), compare.SeverityWarning, // compare.CodeLane*
+			"The %s lane did not finish (%s): %s", l.lane, l.lr.Outcome, l.lr.Error)
+		f.Lane = l.lane
+		out = append(out, f)
 	}
 	return out
 }

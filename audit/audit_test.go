@@ -157,7 +157,6 @@ func firstDiff(want, got string) string {
 	return ""
 }
 
-
 // hasFinding reports whether r has a finding with code.
 func hasFinding(r *Report, code string) bool {
 	for _, f := range r.Findings {

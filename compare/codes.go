@@ -71,10 +71,17 @@ const (
 	CodeLaneTimeout = "lane.timeout"
 	CodeLaneSkipped = "lane.skipped"
 	CodeLaneBlocked = "lane.blocked"
+
+	// Codes the audit pipeline adds from robots.txt; Diff never produces them.
+	CodeRobotsDisallowed  = "robots.disallowed"
+	CodeRobotsUnreachable = "robots.unreachable"
 )
 
 // pipelineCodes are the codes in the table that Diff itself never produces.
-var pipelineCodes = []string{CodeLaneError, CodeLaneTimeout, CodeLaneSkipped, CodeLaneBlocked}
+var pipelineCodes = []string{
+	CodeLaneError, CodeLaneTimeout, CodeLaneSkipped, CodeLaneBlocked,
+	CodeRobotsDisallowed, CodeRobotsUnreachable,
+}
 
 // CodeInfo describes one finding code, for the report page and the README.
 type CodeInfo struct {
@@ -147,6 +154,8 @@ var codeTable = []CodeInfo{
 	{CodeRenderNavigated, SeverityWarning, "A script navigated the browser to another page. Crawlers that do not run JavaScript stay on the first one; use a server redirect instead."},
 	{CodeHTMLTooDeep, SeverityInfo, "Elements nest more than 512 deep. Browsers and parsers flatten such markup and some fetchers give up; simplify it."},
 	{CodeExtractTruncated, SeverityInfo, "The page has more of something (links, headings, images, ...) than a report keeps; the report lists the first ones and names the fields it cut."},
+	{CodeRobotsDisallowed, SeverityWarning, "robots.txt disallows this URL for LektaBot; the report names the group and rule. A person asked for this audit, so it ran as a user-triggered fetch; scheduled re-audits skip the URL, and crawlers that honour the rule never fetch it. If you want AI crawlers to read the page, allow it."},
+	{CodeRobotsUnreachable, SeverityWarning, "robots.txt answered 429 or 5xx, timed out or could not be reached. RFC 9309 says to treat that as \"crawl nothing\", so the audit was skipped (no retry). Make robots.txt answer 200 or 404; many crawlers stop visiting a site whose robots.txt fails."},
 	{CodeLaneError, SeverityWarning, "This lane could not fetch the page (a network, TLS or browser error, named in the message). The report shows what the other lane saw."},
 	{CodeLaneTimeout, SeverityWarning, "This lane did not finish before the audit's deadline; the report keeps what the other lane saw."},
 	{CodeLaneSkipped, SeverityWarning, "This lane was not run (for example because robots.txt could not be read or the other lane already failed)."},

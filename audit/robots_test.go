@@ -1,0 +1,136 @@
+package audit
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
+)
+
+// lektaRobots disallows everything for other bots and gives LektaBot its
+// own group: longest match decides and Allow wins ties.
+const lektaRobots = `User-agent: *
+Disallow: /
+
+User-agent: LektaBot
+Disallow: /private/
+Allow: /private/ok.html$
+Disallow: /*.json$
+Allow: /data/article.json
+Disallow: /js/
+Disallow: /noindex-added.html
+`
+
+func TestAuditRobots(t *testing.T) {
+	e := mustEnv(t, nil)
+	e.site.SetRobots("shop.example", http.StatusOK, lektaRobots)
+	e.site.Handle("/old-page", http.RedirectHandler("/private/secret.html", http.StatusMovedPermanently))
+
+	cases := []struct {
+		name, path string
+		trigger    Trigger
+		status     Status
+		allowed    bool
+		rule       string
+		findings   []string
+		// never lists paths that must not be requested.
+		never []string
+	}{
+		{name: "no rule matches", path: "/index.html", trigger: TriggerCLI, status: StatusComplete, allowed: true},
+		{name: "disallowed same-origin script", path: "/spa.html", trigger: TriggerCLI, status: StatusComplete, allowed: true,
+			findings: []string{compare.CodeRenderBlockedRobots}, never: []string{"/js/app.js"}},
+		{name: "longest match allows the fetched json", path: "/fetch-content.html", trigger: TriggerCLI, status: StatusComplete, allowed: true},
+		{name: "dollar anchors the allow", path: "/private/ok.html", trigger: TriggerCLI, status: StatusComplete, allowed: true, rule: "Allow: /private/ok.html$"},
+		{name: "dollar does not match a longer path", path: "/private/ok.html?x=1", trigger: TriggerCLI, status: StatusComplete, allowed: false, rule: "Disallow: /private/",
+			findings: []string{compare.CodeRobotsDisallowed}},
+		{name: "user-triggered fetch of a disallowed page", path: "/noindex-added.html", trigger: TriggerAPI, status: StatusComplete, allowed: false,
+			rule: "Disallow: /noindex-added.html", findings: []string{compare.CodeRobotsDisallowed}},
+		{name: "scheduled re-audit of a disallowed page is skipped", path: "/noindex-added.html?s=1", trigger: TriggerScheduled, status: StatusSkipped, allowed: false,
+			rule: "Disallow: /noindex-added.html", findings: []string{compare.CodeRobotsDisallowed}, never: []string{"/noindex-added.html?s=1"}},
+		{name: "redirect to a disallowed path is not followed", path: "/old-page", trigger: TriggerCLI, status: StatusBlocked, allowed: true,
+			never: []string{"/private/secret.html"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(e.site.HitsOf("shop.example", "/robots.txt"))
+			r := e.audit(t, "http://shop.example"+tc.path, tc.trigger)
+			if r.Status != tc.status {
+				t.Errorf("status %s (%s), want %s", r.Status, r.Reason, tc.status)
+			}
+			if r.Robots == nil || r.Robots.Outcome != policy.RobotsFetched {
+				t.Fatalf("robots section %+v", r.Robots)
+			}
+			if r.Robots.Allowed != tc.allowed || r.Robots.Rule != tc.rule {
+				t.Errorf("robots allowed %v by %q, want %v by %q", r.Robots.Allowed, r.Robots.Rule, tc.allowed, tc.rule)
+			}
+			for _, code := range tc.findings {
+				if !hasFinding(r, code) {
+					t.Errorf("no finding %s in %v", code, codes(r))
+				}
+			}
+			if n := len(e.site.HitsOf("shop.example", "/robots.txt")) - before; n != 1 {
+				t.Errorf("robots.txt fetched %d times in one audit, want 1", n)
+			}
+			for _, p := range tc.never {
+				if hits := e.site.HitsOf("shop.example", p); len(hits) > 0 {
+					t.Errorf("%s was requested %d times", p, len(hits))
+				}
+			}
+		})
+	}
+	t.Run("blocked script is counted", func(t *testing.T) {
+		r := e.audit(t, "http://shop.example/spa.html?again", TriggerCLI)
+		if got := r.Lanes.Render.BlockedRequests["robots"]; got != 1 {
+			t.Errorf("blocked_requests[robots] = %d, want 1", got)
+		}
+	})
+}
+
+func TestAuditRobotsStatuses(t *testing.T) {
+	cases := []struct {
+		name    string
+		status  int
+		want    Status
+		outcome policy.RobotsOutcome
+	}{
+		{"404 means no restrictions", http.StatusNotFound, StatusComplete, policy.RobotsNotFound},
+		{"410 means no restrictions", http.StatusGone, StatusComplete, policy.RobotsNotFound},
+		{"503 skips the audit", http.StatusServiceUnavailable, StatusSkipped, policy.RobotsUnreachable},
+		{"500 skips the audit", http.StatusInternalServerError, StatusSkipped, policy.RobotsUnreachable},
+		{"429 skips the audit", http.StatusTooManyRequests, StatusSkipped, policy.RobotsUnreachable},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := mustEnv(t, nil)
+			e.site.SetRobots("shop.example", tc.status, "User-agent: *\nDisallow: /\n")
+			r := e.audit(t, "http://shop.example/index.html", TriggerCLI)
+			if r.Status != tc.want || r.Robots.Outcome != tc.outcome || r.Robots.HTTPStatus != tc.status {
+				t.Fatalf("status %s, robots %s %d; want %s, %s %d", r.Status, r.Robots.Outcome, r.Robots.HTTPStatus, tc.want, tc.outcome, tc.status)
+			}
+			if tc.want != StatusSkipped {
+				return
+			}
+			if !hasFinding(r, compare.CodeRobotsUnreachable) || !strings.Contains(r.Reason, "robots.txt") {
+				t.Errorf("reason %q, findings %v", r.Reason, codes(r))
+			}
+			if r.Lanes.Plain.Outcome != OutcomeSkipped || r.Lanes.Render.Outcome != OutcomeSkipped {
+				t.Errorf("lane outcomes %s, %s; want skipped", r.Lanes.Plain.Outcome, r.Lanes.Render.Outcome)
+			}
+			for _, h := range e.site.Hits() {
+				if h.Path != "/robots.txt" {
+					t.Errorf("skipped audit requested %s", h.Path)
+				}
+			}
+		})
+	}
+}
+
+func codes(r *Report) []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, f.Code)
+	}
+	return out
+}
