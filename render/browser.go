@@ -90,7 +90,9 @@ type Request struct {
 	// URL is the page to render; it must pass Options.CheckURL.
 	URL string
 	// AllowSameOrigin is asked for every request to the page's own origin
-	// (subresources included); a false answer blocks it with reason "robots".
+	// (subresources included); a false answer blocks it with reason "robots"
+	// and rule recorded. It is called from another goroutine than Render's,
+	// one call at a time.
 	AllowSameOrigin func(u *url.URL) (allowed bool, rule string)
 
 	// afterSettle, set by tests, runs after the page settled and before
@@ -147,6 +149,9 @@ func (b *Browser) UserAgent() string {
 // ErrPageCrashed, ErrBrowserCrashed, ErrClosed or the context's error.
 func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, error) {
 	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("render %s: %w", req.URL, err)
+	}
 	u, err := b.checkTarget(req.URL)
 	if err != nil {
 		return nil, err
@@ -232,9 +237,10 @@ type instance struct {
 
 	spare   chan spareTab
 	closing chan struct{}
+	mu      sync.Mutex // guards closed and wg.Add against shutdown
+	closed  bool
 	wg      sync.WaitGroup // prewarm goroutines
 	once    sync.Once
-	stopped chan struct{}
 }
 
 type spareTab struct {
@@ -257,7 +263,6 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 		b: b, ctx: bctx, defProxy: def,
 		spare:   make(chan spareTab, 1),
 		closing: make(chan struct{}),
-		stopped: make(chan struct{}),
 	}
 	in.cancel = func() { bcancel(); acancel() }
 	fail := func(err error) (*instance, error) {
@@ -372,6 +377,11 @@ func (in *instance) takeTab(ctx context.Context) (*tab, error) {
 // prewarm prepares the next browser context in the background (≈0.4 s that
 // the next render does not wait for).
 func (in *instance) prewarm() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed {
+		return
+	}
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
@@ -389,7 +399,10 @@ func (in *instance) prewarm() {
 // shutdown stops the process and everything of it. It is idempotent.
 func (in *instance) shutdown() {
 	in.once.Do(func() {
+		in.mu.Lock()
+		in.closed = true
 		close(in.closing)
+		in.mu.Unlock()
 		in.wg.Wait()
 		select {
 		case s := <-in.spare:
@@ -408,6 +421,5 @@ func (in *instance) shutdown() {
 		}
 		in.cancel()
 		in.defProxy.close()
-		close(in.stopped)
 	})
 }

@@ -283,10 +283,10 @@ func TestRenderNavigationCap(t *testing.T) {
 func TestRenderInternalAddresses(t *testing.T) {
 	t.Parallel()
 	b, s := mustBrowser(t)
-	for _, page := range []string{"internal.html", "internal-refresh.html"} {
-		t.Run(page, func(t *testing.T) {
+	for _, path := range []string{"/p/internal.html", "/p/internal-refresh.html", "/refreshto"} {
+		t.Run(path, func(t *testing.T) {
 			host := hostFor(t)
-			snap, err := renderPage(t, b, Request{URL: "http://" + host + "/p/" + page}, 30*time.Second)
+			snap, err := renderPage(t, b, Request{URL: "http://" + host + path}, 30*time.Second)
 			if err != nil {
 				t.Fatalf("render: %v", err)
 			}

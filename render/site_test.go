@@ -170,6 +170,12 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Refresh", fmt.Sprintf("0; url=/refreshheader?i=%d", i+1))
 		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>refresh %d</title></head><body><p>refresh-%d</p></body></html>`, i, i)
+	case p == "/refreshto":
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Refresh", "0; url=http://127.0.0.1:"+strconv.Itoa(s.canary.port)+"/refreshed")
+		io.WriteString(w, `<!DOCTYPE html><html><head><title>refresh header</title></head><body><p id="out">stays here</p></body></html>`)
+	case p == "/sw-data":
+		io.WriteString(w, "network-data")
 	case p == "/n":
 		io.WriteString(w, "n")
 	case p == "/bytes":
@@ -222,7 +228,7 @@ func (s *site) page(w http.ResponseWriter, name string) {
 type canary struct {
 	port, port6 int
 	lns         []net.Listener
-	udp         net.PacketConn
+	udp         []net.PacketConn
 	hits        atomic.Int64
 	wg          sync.WaitGroup
 }
@@ -245,8 +251,12 @@ func newCanary(tb testing.TB) *canary {
 	} else {
 		c.port6 = c.port // no IPv6 loopback here: nothing can connect anyway
 	}
-	if pc, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", c.port)); err == nil {
-		c.udp = pc
+	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", c.port), fmt.Sprintf("[::1]:%d", c.port6)} {
+		pc, err := net.ListenPacket("udp", addr)
+		if err != nil {
+			continue
+		}
+		c.udp = append(c.udp, pc)
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
@@ -280,8 +290,8 @@ func (c *canary) close() {
 	for _, l := range c.lns {
 		l.Close()
 	}
-	if c.udp != nil {
-		c.udp.Close()
+	for _, pc := range c.udp {
+		pc.Close()
 	}
 	c.wg.Wait()
 }

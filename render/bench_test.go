@@ -1,0 +1,122 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkRender renders a small page with a warm browser, one render at
+// a time, and reports the median wall time and the CPU time per render of
+// Chromium (its whole process tree) plus this process.
+func BenchmarkRender(b *testing.B) {
+	br, s := mustBrowser(b)
+	url := "http://bench.example/p/small.html"
+	in := waitSpare(b, br)
+	root := in.cdp.Process().Pid
+	render := func() time.Duration {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		snap, err := br.Render(ctx, Request{URL: url})
+		cancel()
+		if err != nil || !bytes.Contains(snap.Body, []byte("rendered by script")) {
+			b.Fatalf("render: %v", err)
+		}
+		return time.Since(start)
+	}
+	render() // warm up
+	waitSpare(b, br)
+	cpu0 := treeCPU(root) + selfCPU()
+	var walls []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		walls = append(walls, render())
+	}
+	b.StopTimer()
+	waitSpare(b, br) // the prepared context of the last render counts too
+	cpu := treeCPU(root) + selfCPU() - cpu0
+	b.ReportMetric(float64(median(walls).Microseconds())/1000, "median-ms")
+	b.ReportMetric(cpu.Seconds()/float64(len(walls)), "cpu-s/op")
+	_ = s
+}
+
+// BenchmarkColdDumpDOM is the comparison figure: a cold
+// `chromium --headless --dump-dom` of the same page, process start included.
+func BenchmarkColdDumpDOM(b *testing.B) {
+	_, s := mustBrowser(b)
+	path, err := findBrowser("")
+	if err != nil {
+		b.Skip(err)
+	}
+	url := s.srv.URL + "/p/small.html"
+	var walls []time.Duration
+	var cpu time.Duration
+	for b.Loop() {
+		dir := b.TempDir()
+		args := []string{"--headless", "--dump-dom", "--disable-gpu", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + dir}
+		if os.Geteuid() == 0 {
+			args = append(args, "--no-sandbox")
+		}
+		cmd := exec.Command(path, append(args, url)...)
+		start := time.Now()
+		out, err := cmd.Output()
+		walls = append(walls, time.Since(start))
+		if err != nil || !bytes.Contains(out, []byte("rendered by script")) {
+			b.Fatalf("dump-dom: %v: %s", err, out)
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	b.ReportMetric(float64(median(walls).Microseconds())/1000, "median-ms")
+	b.ReportMetric(cpu.Seconds()/float64(len(walls)), "cpu-s/op")
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// selfCPU is this process's user and system time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// treeCPU is the CPU time of root's process tree, including children that
+// already exited and were reaped (cutime, cstime).
+func treeCPU(root int) time.Duration {
+	const tick = 100 // USER_HZ on Linux
+	var total int64
+	for _, pid := range processTree(root) {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command name, which is in parentheses.
+		f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+		if len(f) < 15 {
+			continue
+		}
+		for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime
+			n, _ := strconv.ParseInt(f[i], 10, 64)
+			total += n
+		}
+	}
+	return time.Duration(total) * time.Second / tick
+}
