@@ -33,7 +33,7 @@ func TestReadmeFindingCodes(t *testing.T) {
 	var sb strings.Builder
 	sb.WriteString("| code | severity | meaning |\n|---|---|---|\n")
 	for _, c := range compare.FindingCodes() {
-		fmt.Fprintf(&sb, "| `%s` | %s | %s |\n", c.Code, c.Severity, strings.ReplaceAll(c.Explanation, "|", "\\|"))
+		fmt.Fprintf(&sb, "| `%s` | %s | %s |\n", c.Code, c.Severity, strings.NewReplacer("|", "\\|", "<", "&lt;").Replace(c.Explanation))
 	}
 	want := readme[:i+len(codesStart)] + sb.String() + readme[j:]
 	if *updateReadme {
