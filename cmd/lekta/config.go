@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"lekta.dev/lekta/audit"
@@ -30,6 +31,7 @@ type config struct {
 	chromium  string
 
 	redisURL    string
+	redisPrefix string
 	rate        string
 	concurrency int
 	cacheTTL    time.Duration
@@ -46,6 +48,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.Var(&c.deny, "deny", "CIDR or IP (repeatable): refuse these addresses too (e.g. your own VPC ranges)")
 	fs.StringVar(&c.chromium, "chromium", "", "browser binary (default: chromium, chromium-browser or google-chrome on PATH)")
 	fs.StringVar(&c.redisURL, "redis-url", "", "redis://… shared store for limits, cache and reports; without it, an in-memory store in this process")
+	fs.StringVar(&c.redisPrefix, "redis-prefix", cache.DefaultPrefix, "start of every Redis key, so several deployments (or test runs) can share one Redis; no braces")
 	fs.StringVar(&c.rate, "rate", windowsString(def.Windows), "per-host start limits, N/duration pairs")
 	fs.IntVar(&c.concurrency, "per-host-concurrency", def.Concurrency, "audits of one host at a time")
 	fs.DurationVar(&c.cacheTTL, "cache-ttl", def.CacheTTL, "how long a result answers repeats of the same URL")
@@ -139,6 +142,9 @@ func (c *config) validate() (*policy.Guard, cache.Limits, error) {
 	if err != nil {
 		return nil, l, fmt.Errorf("%w: %w", errBadConfig, err)
 	}
+	if strings.ContainsAny(c.redisPrefix, "{}") {
+		return nil, l, fmt.Errorf("%w: --redis-prefix %q: braces would change the keys' Redis Cluster hash tag", errBadConfig, c.redisPrefix)
+	}
 	return g, l, nil
 }
 
@@ -153,7 +159,7 @@ func (c *config) start(ctx context.Context, logger *slog.Logger) (*parts, error)
 	if c.redisURL == "" {
 		p.store, err = cache.NewMemoryStore(l, time.Now)
 	} else {
-		p.store, err = cache.NewRedisStore(ctx, c.redisURL, l, cache.RedisOptions{Logger: logger})
+		p.store, err = cache.NewRedisStore(ctx, c.redisURL, l, cache.RedisOptions{Prefix: c.redisPrefix, Logger: logger})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
