@@ -42,13 +42,17 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if _, err := guard.ParseTarget(fs.Arg(0)); err != nil {
 		return exitWith(exitBadInput, err)
 	}
+	// A missing browser is a setup error, reported before the store counts an audit.
+	if err := findBrowser(cfg.chromium); err != nil {
+		return exitWith(exitNotRun, err)
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	p, err := cfg.start(ctx, logger)
+	p, err := cfg.open(ctx, logger)
 	if err != nil {
 		return exitWith(exitNotRun, err)
 	}
 	defer p.Close()
-	rep, err := p.auditor.Audit(ctx, audit.Request{URL: fs.Arg(0), Trigger: audit.TriggerCLI})
+	rep, err := auditOnce(ctx, p, fs.Arg(0), logger)
 	if err != nil {
 		return exitWith(auditErrorCode(err), err)
 	}
@@ -59,6 +63,24 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitNotRun, fmt.Errorf("audit %s: %s", rep.Status, rep.Reason))
 	}
 	return nil
+}
+
+// auditOnce asks the store first and starts Chromium only when this
+// process must run the audit: a cached, joined or refused answer needs no
+// browser. A browser that fails to start after admission is noted, and
+// the audit still runs (its render lane then fails) so that the lease is
+// released and the report stored.
+func auditOnce(ctx context.Context, p *parts, rawURL string, logger *slog.Logger) (*audit.Report, error) {
+	t, err := p.auditor.Submit(ctx, audit.Request{URL: rawURL, Trigger: audit.TriggerCLI})
+	if err != nil {
+		return nil, err
+	}
+	if t.Ready() == nil && !t.Joined() {
+		if err := p.startBrowser(ctx); err != nil {
+			logger.Warn("the render lane will fail", "err", err)
+		}
+	}
+	return p.auditor.Finish(ctx, t)
 }
 
 // auditErrorCode maps an error of Auditor.Audit to an exit status.

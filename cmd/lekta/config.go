@@ -128,8 +128,10 @@ type parts struct {
 	guard    *policy.Guard
 	limits   cache.Limits
 	store    cache.Store
-	browser  *render.Browser
-	auditor  *audit.Auditor
+	lazy     *lazyBrowser
+	// browser is set by startBrowser; serve uses it directly.
+	browser *render.Browser
+	auditor *audit.Auditor
 }
 
 // validate checks everything that needs no I/O; errors wrap errBadConfig.
@@ -148,9 +150,9 @@ func (c *config) validate() (*policy.Guard, cache.Limits, error) {
 	return g, l, nil
 }
 
-// start opens the store and the browser and builds the auditor. Close
-// releases them.
-func (c *config) start(ctx context.Context, logger *slog.Logger) (*parts, error) {
+// open opens the store and builds the auditor over a browser that starts on
+// first use (or by startBrowser). Close releases them.
+func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) {
 	g, l, err := c.validate()
 	if err != nil {
 		return nil, err
@@ -164,16 +166,12 @@ func (c *config) start(ctx context.Context, logger *slog.Logger) (*parts, error)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	p.browser, err = render.Start(ctx, render.Options{
+	p.lazy = &lazyBrowser{opts: render.Options{
 		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
 		UASuffix: p.identity.RenderSuffix(), Logger: logger,
-	})
-	if err != nil {
-		p.store.Close()
-		return nil, fmt.Errorf("start browser: %w", err)
-	}
+	}}
 	p.auditor, err = audit.New(audit.Config{
-		Guard: g, Renderer: p.browser, Store: p.store, Token: p.identity.Token,
+		Guard: g, Renderer: p.lazy, Store: p.store, Token: p.identity.Token,
 		PlainUA: p.identity.PlainUA(), Timeout: c.timeout, Logger: logger,
 	})
 	if err != nil {
@@ -183,7 +181,31 @@ func (c *config) start(ctx context.Context, logger *slog.Logger) (*parts, error)
 	return p, nil
 }
 
-// Close stops the browser and closes the store.
+// start is open followed by startBrowser, for serve, which needs the
+// browser from the start (its user agent on /bot, readiness).
+func (c *config) start(ctx context.Context, logger *slog.Logger) (*parts, error) {
+	p, err := c.open(ctx, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.startBrowser(ctx); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// startBrowser starts Chromium now rather than at the first render.
+func (p *parts) startBrowser(ctx context.Context) error {
+	b, err := p.lazy.start(ctx)
+	if err != nil {
+		return err
+	}
+	p.browser = b
+	return nil
+}
+
+// Close stops the browser, if it was started, and closes the store.
 func (p *parts) Close() error {
-	return errors.Join(p.browser.Close(), p.store.Close())
+	return errors.Join(p.lazy.Close(), p.store.Close())
 }

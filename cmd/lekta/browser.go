@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/render"
+)
+
+// browserNames are the binaries looked for on PATH without --chromium; the
+// same list render searches.
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
+
+// findBrowser says whether the browser binary exists, without starting it,
+// so that "lekta audit" can refuse a missing browser before the store
+// counts an audit. Errors wrap render.ErrBrowserMissing.
+func findBrowser(execPath string) error {
+	if execPath != "" {
+		if _, err := exec.LookPath(execPath); err != nil {
+			return fmt.Errorf("%w: %s: %w", render.ErrBrowserMissing, execPath, err)
+		}
+		return nil
+	}
+	for _, name := range browserNames {
+		if _, err := exec.LookPath(name); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: none of %s on PATH", render.ErrBrowserMissing, strings.Join(browserNames, ", "))
+}
+
+// lazyBrowser is the auditor's render lane. It starts Chromium on first
+// use, so an audit the store answers (cached, joined or refused) never
+// starts a browser. It is safe for concurrent use.
+type lazyBrowser struct {
+	opts render.Options
+
+	mu     sync.Mutex
+	b      *render.Browser
+	closed bool
+}
+
+// start returns the running browser, launching it on the first call; a
+// failed launch is tried again by the next call. ctx bounds the launch.
+func (l *lazyBrowser) start(ctx context.Context) (*render.Browser, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, render.ErrClosed
+	}
+	if l.b == nil {
+		b, err := render.Start(ctx, l.opts)
+		if err != nil {
+			return nil, fmt.Errorf("start browser: %w", err)
+		}
+		l.b = b
+	}
+	return l.b, nil
+}
+
+// Render implements audit.Renderer, starting the browser if need be.
+func (l *lazyBrowser) Render(ctx context.Context, req render.Request) (*compare.Snapshot, error) {
+	b, err := l.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return b.Render(ctx, req)
+}
+
+// UserAgent implements audit.Renderer. Before the browser runs only the
+// LektaBot suffix is known.
+func (l *lazyBrowser) UserAgent() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b == nil {
+		return strings.TrimSpace(l.opts.UASuffix)
+	}
+	return l.b.UserAgent()
+}
+
+// Close stops the browser if it was started; later starts fail.
+func (l *lazyBrowser) Close() error {
+	l.mu.Lock()
+	b := l.b
+	l.b, l.closed = nil, true
+	l.mu.Unlock()
+	if b == nil {
+		return nil
+	}
+	return b.Close()
+}
