@@ -24,6 +24,9 @@ const (
 	maxNavigations = 3
 	// maxRedirects caps the redirect hops of one main-frame navigation.
 	maxRedirects = 5
+	// navigationTimeout bounds the wait for the main document when the
+	// caller set no deadline.
+	navigationTimeout = 30 * time.Second
 	// snapshotTimeout bounds the DOM snapshot when the caller set no deadline.
 	snapshotTimeout = 5 * time.Second
 	// maxMessages caps console errors, exceptions and failed requests kept.
@@ -129,9 +132,13 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 		return nil, a.explain(ctx, rctx, fmt.Errorf("enable request interception: %w", err))
 	}
 
-	settleBy, snapBy := a.deadlines(ctx)
-	if err := a.navigate(ctx, rctx, settleBy); err != nil {
+	d := a.deadlines(ctx)
+	if err := a.navigate(ctx, rctx, d.navigate); err != nil {
 		return nil, err
+	}
+	settleBy := time.Now().Add(a.opts.SettleTimeout)
+	if settleBy.After(d.work) {
+		settleBy = d.work
 	}
 	settled := a.net.settle(rctx, settleBy, a.opts.QuietPeriod)
 	if !settled {
@@ -144,6 +151,10 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	if a.req.afterSettle != nil {
 		a.req.afterSettle(rctx, a.t)
 	}
+	snapBy := time.Now().Add(snapshotTimeout)
+	if !d.hard.IsZero() {
+		snapBy = d.hard
+	}
 	sctx, scancel := context.WithDeadline(rctx, snapBy)
 	defer scancel()
 	dom, err := a.snapshot(sctx)
@@ -153,20 +164,31 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	return a.assemble(dom, settled), nil
 }
 
-// deadlines splits the time: settling ends at the settle cap or shortly
-// before the caller's deadline, leaving time for the snapshot.
-func (a *audit) deadlines(ctx context.Context) (settleBy, snapBy time.Time) {
+// deadlines of one render.
+type deadlines struct {
+	// hard is the caller's deadline (zero: none).
+	hard time.Time
+	// work is when navigating and settling must end, leaving time for
+	// the snapshot before hard.
+	work time.Time
+	// navigate bounds the navigation (the main document's response).
+	navigate time.Time
+}
+
+// deadlines splits the caller's time. Without a deadline, the navigation
+// gets navigationTimeout; settling always ends at SettleTimeout after the
+// navigation or at work, whichever comes first.
+func (a *audit) deadlines(ctx context.Context) deadlines {
 	now := time.Now()
-	settleBy = now.Add(a.opts.SettleTimeout)
-	snapBy = settleBy.Add(snapshotTimeout)
-	if d, ok := ctx.Deadline(); ok {
-		reserve := min(max(d.Sub(now)/5, 250*time.Millisecond), 2*time.Second)
-		if by := d.Add(-reserve); by.Before(settleBy) {
-			settleBy = by
+	d := deadlines{navigate: now.Add(navigationTimeout), work: now.Add(navigationTimeout + a.opts.SettleTimeout)}
+	if hard, ok := ctx.Deadline(); ok {
+		reserve := min(max(hard.Sub(now)/5, 250*time.Millisecond), 2*time.Second)
+		d.hard, d.work = hard, hard.Add(-reserve)
+		if d.work.Before(d.navigate) {
+			d.navigate = d.work
 		}
-		snapBy = d
 	}
-	return settleBy, snapBy
+	return d
 }
 
 // navigate loads the page; only the URL that passed CheckURL is passed.
@@ -224,7 +246,10 @@ func (a *audit) explain(ctx, rctx context.Context, err error) error {
 	case a.in.dead():
 		return fmt.Errorf("%w: %w", ErrBrowserCrashed, err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("%w: %w", ErrRenderTimeout, ctx.Err())
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("%w: %w", ErrRenderTimeout, err)
+		}
+		return fmt.Errorf("%w: %w: %v", ErrRenderTimeout, ctx.Err(), err)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded):

@@ -44,8 +44,9 @@ type Options struct {
 	// Logger receives the lane's diagnostics; nil discards them.
 	Logger *slog.Logger
 
-	// SettleTimeout caps the wait for the load event plus network quiet
-	// (DefaultSettleTimeout); a render that hits it has Settled false.
+	// SettleTimeout caps the wait, from the main document's arrival, for
+	// the load event plus network quiet (DefaultSettleTimeout); a render
+	// that hits it, or the caller's deadline, has Settled false.
 	SettleTimeout time.Duration
 	// QuietPeriod is how long the network must be idle after the load
 	// event (DefaultQuietPeriod).

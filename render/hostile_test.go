@@ -31,6 +31,7 @@ func TestRenderHostilePages(t *testing.T) {
 		timeout     time.Duration
 		want        []error // any of
 	}{
+		{"the page never answers", "/hang", nil, 3 * time.Second, []error{ErrRenderTimeout}},
 		{"script never yields", "/p/spin.html", nil, 4 * time.Second, []error{ErrRenderTimeout}},
 		{"script spins after load", "/p/spin-late.html", nil, 4 * time.Second, []error{ErrRenderTimeout}},
 		{"runaway memory", "/p/memory.html", nil, 20 * time.Second, []error{ErrPageCrashed, ErrRenderTimeout}},
@@ -55,6 +56,20 @@ func TestRenderHostilePages(t *testing.T) {
 				t.Fatalf("next render: %v", err)
 			}
 		})
+	}
+}
+
+// TestRenderUnsettled: a page whose network never goes quiet is
+// snapshotted before the caller's deadline and marked not settled.
+func TestRenderUnsettled(t *testing.T) {
+	t.Parallel()
+	b, _ := mustBrowser(t)
+	snap, err := renderPage(t, b, Request{URL: "http://" + hostFor(t) + "/p/hangfetch.html"}, 4*time.Second)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	if snap.Render.Settled || !bytes.Contains(snap.Body, []byte("content before the hang")) {
+		t.Errorf("settled %v, body %s", snap.Render.Settled, snap.Body)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
@@ -15,6 +16,9 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
+
+// disposeTimeout bounds the disposal of a browser context.
+const disposeTimeout = 5 * time.Second
 
 // tab is one audit's browser context: its own proxy listener (so traffic
 // and budget are counted per audit), one page target, downloads denied,
@@ -93,9 +97,22 @@ func (t *tab) setup(ctx context.Context, ua string) error {
 func (t *tab) close() {
 	t.once.Do(func() {
 		t.proxy.close()
-		// chromedp bounds this: detach, close the target, dispose of the
-		// browser context, all within its closeTargetTimeout (5 s).
-		if err := chromedp.Cancel(t.ctx); err != nil {
+		// Disposing of the browser context closes its pages at once, even
+		// one whose script never yields; chromedp's own close would wait
+		// for such a page first. Then chromedp forgets the target.
+		disposed := false
+		if t.browser != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), disposeTimeout)
+			_, err := cdp.Call(ctx, t.browser, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: t.contextID})
+			cancel()
+			disposed = err == nil
+			if err != nil {
+				t.log.Debug("dispose of browser context", "err", err)
+			}
+		}
+		// Bounded by chromedp's closeTargetTimeout (5 s). After a disposal
+		// its detach and close find nothing left, which is fine.
+		if err := chromedp.Cancel(t.ctx); err != nil && !disposed {
 			t.log.Debug("close browser context", "err", err)
 		}
 	})
