@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/internal/testsite"
+)
+
+// TestServeLoad sends 200 API submissions at once across 20 hosts. Every
+// one must be answered correctly (a report, a pending audit that finishes,
+// or 429/503 with Retry-After), no host may see two requests at a time,
+// and no goroutine may outlive the server.
+func TestServeLoad(t *testing.T) {
+	const hostCount, perHost = 20, 10
+	site := testsite.Start(t)
+	var hosts []string
+	for i := 1; i <= hostCount; i++ {
+		hosts = append(hosts, fmt.Sprintf("host%d.example", i))
+	}
+	before := runtime.NumGoroutine()
+	s := startServe(t, site, hosts, "--queue", "24")
+
+	type answer struct {
+		status int
+		retry  string
+		body   []byte
+	}
+	answers := make([]answer, hostCount*perHost)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range answers {
+		// Most submissions of a host ask for the same page (joins and cache
+		// hits); every fifth asks for another page of it (limiter refusals).
+		page := "/index.html"
+		if (i/hostCount)%5 == 4 {
+			page = "/js-title.html"
+		}
+		u := "http://" + hosts[i%hostCount] + page
+		wg.Go(func() {
+			<-start
+			resp, b := s.postAPI(u)
+			answers[i] = answer{resp.StatusCode, resp.Header.Get("Retry-After"), b}
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	counts := map[int]int{}
+	pending := map[string]bool{}
+	for i, a := range answers {
+		counts[a.status]++
+		switch a.status {
+		case http.StatusOK:
+			var r audit.Report
+			if err := json.Unmarshal(a.body, &r); err != nil || !r.Cached || !r.Status.Ran() {
+				t.Errorf("submission %d: 200 that is not a cached report (%v): %.200s", i, err, a.body)
+			}
+		case http.StatusAccepted:
+			var p struct{ ID string }
+			if err := json.Unmarshal(a.body, &p); err != nil || p.ID == "" {
+				t.Errorf("submission %d: 202 without an id: %s", i, a.body)
+			}
+			pending[p.ID] = true
+		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+			if n, err := strconv.Atoi(a.retry); err != nil || n < 1 {
+				t.Errorf("submission %d: %d with Retry-After %q", i, a.status, a.retry)
+			}
+		default:
+			t.Errorf("submission %d: unexpected %d %s", i, a.status, a.body)
+		}
+	}
+	t.Logf("answers by status: %v; %d distinct audits pending", counts, len(pending))
+	if counts[http.StatusAccepted] == 0 {
+		t.Fatal("no submission was accepted")
+	}
+	for id := range pending {
+		if r := s.waitReport(id); !r.Status.Ran() {
+			t.Errorf("audit %s ended %s: %s", id, r.Status, r.Reason)
+		}
+	}
+	// A second wave once all is done: each host's audited page comes from
+	// the cache; the other page is refused by the 1/1m window.
+	audited := map[string]bool{}
+	for id := range pending {
+		resp, b := s.do("GET", "/api/v1/audits/"+id, "", nil)
+		var r audit.Report
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil {
+			t.Fatalf("audit %s: %d %s", id, resp.StatusCode, b)
+		}
+		audited[r.URL] = true
+	}
+	var wave sync.WaitGroup
+	for _, h := range hosts {
+		for _, page := range []string{"/index.html", "/js-title.html"} {
+			u := "http://" + h + page
+			wave.Go(func() {
+				resp, b := s.postAPI(u)
+				switch {
+				case audited[u] && resp.StatusCode != http.StatusOK:
+					t.Errorf("%s was audited but not answered from the cache: %d %s", u, resp.StatusCode, b)
+				case !audited[u] && (resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == ""):
+					t.Errorf("%s: %d (Retry-After %q), want 429 from the host's window", u, resp.StatusCode, resp.Header.Get("Retry-After"))
+				}
+			})
+		}
+	}
+	wave.Wait()
+	for _, h := range hosts {
+		if n := site.MaxConcurrent(h); n > 1 {
+			t.Errorf("%s saw %d requests at once", h, n)
+		}
+	}
+
+	if err := s.stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	// Connections the lanes kept alive to the site close with the site's
+	// side; what is left after that is a leak.
+	site.CloseClientConnections()
+	deadline := time.Now().Add(20 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines before the server, %d after it stopped:\n%s", before, after, buf[:runtime.Stack(buf, true)])
+	}
+}
