@@ -198,6 +198,9 @@ func TestServeEndToEnd(t *testing.T) {
 		if strings.Contains(logs, "Blue stoneware") || strings.Contains(logs, "Kettles and Teapots") {
 			t.Error("the log contains page content")
 		}
+		if !strings.Contains(logs, "lekta: warning: no --redis-url") {
+			t.Error("no warning that the embedded store keeps state per process")
+		}
 	})
 }
 

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+// TestServeRejectsBadFlags checks that every serve-only flag is validated
+// before anything starts, with exit status 2 and the flag named.
+func TestServeRejectsBadFlags(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"client rate", []string{"--client-rate", "ten a minute"}, nil, "--client-rate"},
+		{"client rate from the environment", nil, map[string]string{"LEKTA_CLIENT_RATE": "0/1m"}, `--client-rate "0/1m"`},
+		{"trusted proxy", []string{"--trusted-proxy", "10.0.0.0/33"}, nil, "--trusted-proxy"},
+		{"log format", []string{"--log-format", "xml"}, nil, "--log-format"},
+		{"renderers", []string{"--renderers", "0"}, nil, "--renderers"},
+		{"queue", []string{"--queue", "-1"}, nil, "--queue"},
+		{"shared flag", []string{"--rate", "1/0s"}, nil, "--rate"},
+		{"arguments", []string{"http://shop.example/"}, nil, "no arguments"},
+		{"address in use or bad", []string{"--addr", "256.0.0.1:1"}, nil, "--addr"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			getenv := func(k string) string { return tc.env[k] }
+			err := run(context.Background(), append([]string{"serve"}, tc.args...), getenv, &stdout, &stderr)
+			var ee *exitError
+			if !errors.As(err, &ee) || err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("run = %v, want an error naming %s", err, tc.want)
+			}
+			if want := exitBadInput; tc.want == "--addr" {
+				if ee.code != exitNotRun {
+					t.Errorf("exit status %d, want %d", ee.code, exitNotRun)
+				}
+			} else if ee.code != want {
+				t.Errorf("exit status %d, want %d", ee.code, want)
+			}
+			if strings.Contains(stdout.String(), "serving on") {
+				t.Error("the server started")
+			}
+		})
+	}
+}
+
+func TestParsePrefix(t *testing.T) {
+	for in, want := range map[string]string{
+		"10.1.2.3/8":       "10.0.0.0/8",
+		"192.0.2.7":        "192.0.2.7/32",
+		"::ffff:192.0.2.7": "192.0.2.7/32",
+		"2001:db8::1":      "2001:db8::1/128",
+	} {
+		got, err := parsePrefix(in)
+		if err != nil || got != netip.MustParsePrefix(want) {
+			t.Errorf("parsePrefix(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := parsePrefix("proxy.internal"); err == nil {
+		t.Error("a host name was accepted as a trusted proxy")
+	}
+}
+
+func TestServeJSONLogs(t *testing.T) {
+	var buf bytes.Buffer
+	newLogger(&buf, "json", 0).Info("audit", "id", "X", "host", "shop.example", "outcome", "complete")
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil || line["msg"] != "audit" || line["host"] != "shop.example" {
+		t.Errorf("json log line %q: %v", buf.String(), err)
+	}
+}
