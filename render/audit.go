@@ -98,31 +98,11 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	rctx, cancel := context.WithCancelCause(ctx)
 	a.cancel = cancel
 	defer cancel(nil)
-
-	// Events are handled in order on chromedp's reader goroutine; commands
-	// (Fetch decisions, dialogs, popups) on one worker goroutine.
-	lctx, lcancel := context.WithCancel(a.t.ctx)
-	var wg sync.WaitGroup
-	defer func() {
-		lcancel()
-		wg.Wait()
-	}()
-	if err := chromedp.Listen(lctx, a.onEvent); err != nil {
-		return nil, a.explain(ctx, rctx, fmt.Errorf("listen: %w", err))
+	stop, err := a.listen()
+	if err != nil {
+		return nil, a.explain(ctx, rctx, err)
 	}
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		a.work(lctx)
-	}()
-	go func() {
-		defer wg.Done()
-		select {
-		case <-a.in.cdp.LostConnection:
-			cancel(ErrBrowserCrashed)
-		case <-lctx.Done():
-		}
-	}()
+	defer stop()
 
 	var sameOrigin string
 	if a.req.AllowSameOrigin != nil {
@@ -131,20 +111,11 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	if _, err := cdp.Call(rctx, a.t.target, fetch.Enable, fetch.EnableParams{Patterns: fetchPatterns(sameOrigin)}); err != nil {
 		return nil, a.explain(ctx, rctx, fmt.Errorf("enable request interception: %w", err))
 	}
-
 	d := a.deadlines(ctx)
 	if err := a.navigate(ctx, rctx, d.navigate); err != nil {
 		return nil, err
 	}
-	settleBy := time.Now().Add(a.opts.SettleTimeout)
-	if settleBy.After(d.work) {
-		settleBy = d.work
-	}
-	settled := a.net.settle(rctx, settleBy, a.opts.QuietPeriod)
-	if !settled {
-		loaded, pending := a.net.pending()
-		a.b.log.Info("page did not settle", "url", a.req.URL, "loaded", loaded, "in_flight", pending)
-	}
+	settled := a.settle(rctx, d)
 	if err := context.Cause(rctx); err != nil {
 		return nil, a.explain(ctx, rctx, err)
 	}
@@ -162,6 +133,52 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 		return nil, a.explain(ctx, rctx, fmt.Errorf("snapshot: %w", err))
 	}
 	return a.assemble(dom, settled), nil
+}
+
+// listen starts handling the page's events: in order on chromedp's reader
+// goroutine, and the commands they call for (Fetch decisions, dialogs,
+// popups) on one worker goroutine. A dead browser cancels the render. stop
+// ends all of it and waits.
+func (a *audit) listen() (stop func(), err error) {
+	lctx, lcancel := context.WithCancel(a.t.ctx)
+	var wg sync.WaitGroup
+	stop = func() {
+		lcancel()
+		wg.Wait()
+	}
+	if err := chromedp.Listen(lctx, a.onEvent); err != nil {
+		stop()
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		a.work(lctx)
+	}()
+	go func() {
+		defer wg.Done()
+		select {
+		case <-a.in.cdp.LostConnection:
+			a.cancel(ErrBrowserCrashed)
+		case <-lctx.Done():
+		}
+	}()
+	return stop, nil
+}
+
+// settle waits for the completeness rule: the load event, then no request
+// in flight for the quiet period, capped at SettleTimeout and d.work.
+func (a *audit) settle(ctx context.Context, d deadlines) bool {
+	by := time.Now().Add(a.opts.SettleTimeout)
+	if by.After(d.work) {
+		by = d.work
+	}
+	settled := a.net.settle(ctx, by, a.opts.QuietPeriod)
+	if !settled {
+		loaded, pending := a.net.pending()
+		a.b.log.Info("page did not settle", "url", a.req.URL, "loaded", loaded, "in_flight", pending)
+	}
+	return settled
 }
 
 // deadlines of one render.

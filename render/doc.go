@@ -1,5 +1,33 @@
-// Package render is the render lane: one headless Chromium per process, a
-// fresh browser context per audit, and a guarded forward proxy that every
-// browser connection goes through. Render returns a compare.Snapshot of the
-// settled DOM.
+// Package render is the render lane: the page as headless Chromium shows
+// it, under the same bot identity as the plain lane.
+//
+// One Chromium runs per process (Start); each Render gets a fresh browser
+// context (no cookies, storage or service workers carry over), prepared in
+// the background while the previous render runs. Every connection of a
+// context goes through an in-process forward proxy of its own (proxy.go)
+// that dials through Options.Dial, the SSRF guard, and counts the audit's
+// requests and bytes against a budget; Chromium's own background traffic
+// meets a proxy that refuses everything, and a host-resolver rule that
+// resolves nothing is the backstop.
+//
+// Inside the page, Fetch interception refuses images, media, fonts,
+// beacons, requests to analytics and advertising hosts (trackerHosts),
+// same-origin requests robots.txt disallows (Request.AllowSameOrigin), and
+// main-frame navigations and redirect hops that Options.CheckURL refuses or
+// that pass the caps (3 navigations after the first, 5 redirects). Dialogs
+// are dismissed, popups stay blocked (and are closed should one appear),
+// downloads are denied and service workers bypassed.
+//
+// A render has settled after the load event and Options.QuietPeriod with no
+// request in flight (WebSocket, EventSource and worker requests aside),
+// capped by Options.SettleTimeout and the caller's deadline. Render then
+// serializes the DOM, open shadow roots included, into a compare.Snapshot
+// with what the lane saw: the main document's status, headers, redirects
+// and timings, blocked requests by reason, console errors, uncaught
+// exceptions and failed requests.
+//
+// A page that never yields, exhausts its memory or crashes ends the render
+// with ErrRenderTimeout or ErrPageCrashed and its context is disposed of;
+// a Chromium that dies ends the render with ErrBrowserCrashed and the next
+// Render starts a new one.
 package render

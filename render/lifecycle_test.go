@@ -70,6 +70,20 @@ func TestBrowserFlags(t *testing.T) {
 	if root := os.Geteuid() == 0; slices.Contains(args, "--no-sandbox") != root {
 		t.Errorf("--no-sandbox present = %v, running as root = %v", !root, root)
 	}
+
+	// The feature names still switch the address-bar popup renderers off
+	// in this Chromium: no window (the default one, the prepared
+	// context's) has one.
+	waitSpare(t, b)
+	res, err := cdp.Call(context.Background(), in.cdp, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range res.TargetInfos {
+		if strings.Contains(ti.URL, "omnibox-popup") {
+			t.Errorf("omnibox popup target %s %s: update disabledFeatures", ti.Type, ti.URL)
+		}
+	}
 }
 
 // TestRenderLeavesNothing: after renders of every kind, no goroutine, no

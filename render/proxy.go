@@ -57,7 +57,7 @@ type proxy struct {
 	forward   *httputil.ReverseProxy
 	ctx       context.Context // ends when the proxy closes; tunnels watch it
 	cancel    context.CancelFunc
-	wg        sync.WaitGroup // tunnels
+	wg        sync.WaitGroup // the server and the tunnels
 
 	mu          sync.Mutex
 	requests    int
@@ -113,7 +113,11 @@ func newProxy(dial func(context.Context, string, string) (net.Conn, error), b bu
 		MaxHeaderBytes:    proxyMaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
-	go p.srv.Serve(peerListener{Listener: ln, check: peer, log: log})
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.srv.Serve(peerListener{Listener: ln, check: peer, log: log})
+	}()
 	return p, nil
 }
 
@@ -151,6 +155,12 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !r.URL.IsAbs() || r.URL.Scheme != "http" || r.URL.Host == "" {
 		p.refuse(w, http.StatusBadRequest, "only absolute-form http requests and CONNECT are proxied")
+		return
+	}
+	if r.Header.Get("Upgrade") != "" {
+		// Chromium tunnels WebSockets with CONNECT; an upgraded plain
+		// connection would escape the proxy's accounting.
+		p.refuse(w, http.StatusBadRequest, "protocol upgrades go through CONNECT")
 		return
 	}
 	if trackerURL(r.URL) {

@@ -99,6 +99,7 @@ func TestProxyRequests(t *testing.T) {
 		{"analytics tunnel", "CONNECT stats.g.doubleclick.net:443 HTTP/1.1\r\nHost: stats.g.doubleclick.net:443\r\n\r\n", 403, ReasonAnalytics, false, ReasonAnalytics},
 		{"tunnel the guard refuses", "CONNECT 10.0.0.1:443 HTTP/1.1\r\nHost: 10.0.0.1:443\r\n\r\n", 502, "test guard", false, ""},
 		{"malformed CONNECT", "CONNECT nohost HTTP/1.1\r\nHost: nohost\r\n\r\n", 400, "host:port", false, ""},
+		{"upgrade", "GET http://shop.example/ws HTTP/1.1\r\nHost: shop.example\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", 400, "CONNECT", false, ""},
 		{"header bomb", "GET http://shop.example/ HTTP/1.1\r\nHost: shop.example\r\nX-Big: " + strings.Repeat("a", 100<<10) + "\r\n\r\n", 431, "", false, ""},
 	}
 	for _, tc := range tests {

@@ -218,6 +218,24 @@ func TestRenderRefusedTargets(t *testing.T) {
 	}
 }
 
+// TestRenderWebSocket: a WebSocket goes through a CONNECT tunnel of the
+// proxy, and an open one does not hold settling up.
+func TestRenderWebSocket(t *testing.T) {
+	t.Parallel()
+	b, s := mustBrowser(t)
+	host := hostFor(t)
+	snap, err := renderPage(t, b, Request{URL: "http://" + host + "/p/ws.html"}, 20*time.Second)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	if !bytes.Contains(snap.Body, []byte("ws says ws-hello")) || !snap.Render.Settled {
+		t.Errorf("settled %v, body %s", snap.Render.Settled, snap.Body)
+	}
+	if got := paths(s.hitsFor(host)); !slices.Equal(got, []string{"/p/ws.html", "/ws"}) {
+		t.Errorf("site got %v", got)
+	}
+}
+
 func TestRenderDialogs(t *testing.T) {
 	t.Parallel()
 	b, _ := mustBrowser(t)

@@ -2,6 +2,8 @@ package render
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -174,8 +176,8 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Refresh", "0; url=http://127.0.0.1:"+strconv.Itoa(s.canary.port)+"/refreshed")
 		io.WriteString(w, `<!DOCTYPE html><html><head><title>refresh header</title></head><body><p id="out">stays here</p></body></html>`)
-	case p == "/sw-data":
-		io.WriteString(w, "network-data")
+	case p == "/ws":
+		serveWebSocket(w, r, "ws-hello")
 	case p == "/n":
 		io.WriteString(w, "n")
 	case p == "/bytes":
@@ -386,4 +388,19 @@ func TestMain(m *testing.M) {
 		shared.site.close()
 	}
 	os.Exit(code)
+}
+
+// serveWebSocket accepts a WebSocket, sends one text message and keeps the
+// connection open until the client goes.
+func serveWebSocket(w http.ResponseWriter, r *http.Request, msg string) {
+	sum := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	conn, buf, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	fmt.Fprintf(buf, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", base64.StdEncoding.EncodeToString(sum[:]))
+	buf.Write(append([]byte{0x81, byte(len(msg))}, msg...))
+	buf.Flush()
+	io.Copy(io.Discard, conn)
 }

@@ -1,0 +1,213 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// instance is one Chromium process and what belongs to it.
+type instance struct {
+	b        *Browser
+	ctx      context.Context // the chromedp browser context; ends with the process
+	cancel   context.CancelFunc
+	cdp      *chromedp.Browser
+	defProxy *proxy
+	peer     peerCheck
+	ua       string
+
+	spare   chan spareTab
+	closing chan struct{}
+	mu      sync.Mutex // guards closed and wg.Add against shutdown
+	closed  bool
+	wg      sync.WaitGroup // prewarm goroutines
+	once    sync.Once
+}
+
+type spareTab struct {
+	t   *tab
+	err error
+}
+
+// launch starts Chromium, reads its user agent and prepares the first
+// browser context. b.mu is held.
+func (b *Browser) launch(ctx context.Context) (*instance, error) {
+	def, err := newProxy(b.opts.Dial, budget{}, true, loopbackOnly, b.log)
+	if err != nil {
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(b.execPath, def.addr())...)
+	logf := func(format string, args ...any) { b.log.Debug(fmt.Sprintf(format, args...), "src", "chromedp") }
+	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithBrowserOption(
+		chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf)))
+	in := &instance{
+		b: b, ctx: bctx, defProxy: def,
+		spare:   make(chan spareTab, 1),
+		closing: make(chan struct{}),
+	}
+	in.cancel = func() { bcancel(); acancel() }
+	fail := func(err error) (*instance, error) {
+		in.cancel()
+		def.close()
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	stop := context.AfterFunc(ctx, bcancel)
+	err = chromedp.Do(bctx)
+	if !stop() {
+		return fail(ctx.Err())
+	}
+	if err != nil {
+		return fail(err)
+	}
+	in.cdp = chromedp.FromContext(bctx).Browser
+	vctx, vcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer vcancel()
+	v, err := cdp.Call(vctx, in.cdp, browser.GetVersion, cdp.Empty{})
+	if err != nil {
+		return fail(fmt.Errorf("read version: %w", err))
+	}
+	in.ua = v.UserAgent
+	b.ua = v.UserAgent
+	pid := 0
+	if p := in.cdp.Process(); p != nil {
+		pid = p.Pid
+	}
+	in.peer = newPeerCheck(pid)
+	b.log.Info("chromium started", "path", b.execPath, "product", v.Product, "pid", pid, "user_agent", v.UserAgent+b.opts.UASuffix)
+
+	t, err := in.newTab(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("first browser context: %w", err))
+	}
+	in.spare <- spareTab{t: t}
+	in.checkOmnibox(vctx)
+	go in.watch()
+	return in, nil
+}
+
+// checkOmnibox logs loudly when Chromium runs address-bar popup renderers,
+// which cost most of a core per window: the feature names in
+// disabledFeatures changed and need updating.
+func (in *instance) checkOmnibox(ctx context.Context) {
+	res, err := cdp.Call(ctx, in.cdp, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		in.b.log.Warn("list browser targets", "err", err)
+		return
+	}
+	for _, ti := range res.TargetInfos {
+		if strings.Contains(ti.URL, "omnibox-popup") {
+			in.b.log.Error("CHROMIUM RUNS AN OMNIBOX POPUP RENDERER PER WINDOW: update disabledFeatures in render/flags.go for this Chromium version; each audit costs about twice the CPU",
+				"target_url", ti.URL, "target_type", ti.Type)
+			return
+		}
+	}
+}
+
+// watch logs an unexpected death of the process.
+func (in *instance) watch() {
+	select {
+	case <-in.cdp.LostConnection:
+		select {
+		case <-in.closing:
+		default:
+			in.b.log.Error("chromium exited unexpectedly; the next render starts a new one")
+		}
+	case <-in.closing:
+	}
+}
+
+// dead reports whether the process is gone.
+func (in *instance) dead() bool {
+	select {
+	case <-in.cdp.LostConnection:
+		return true
+	case <-in.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// explain turns an error seen while the process died into ErrBrowserCrashed.
+func (in *instance) explain(ctx context.Context, err error) error {
+	if ctx.Err() == nil && in.dead() {
+		return fmt.Errorf("%w: %w", ErrBrowserCrashed, err)
+	}
+	return err
+}
+
+// takeTab returns the prepared browser context and starts preparing the next.
+func (in *instance) takeTab(ctx context.Context) (*tab, error) {
+	select {
+	case s := <-in.spare:
+		in.prewarm()
+		if s.err == nil {
+			return s.t, nil
+		}
+		in.b.log.Warn("prepare browser context", "err", s.err)
+		return in.newTab(ctx)
+	case <-in.cdp.LostConnection:
+		return nil, ErrBrowserCrashed
+	case <-in.closing:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// prewarm prepares the next browser context in the background (≈0.4 s that
+// the next render does not wait for).
+func (in *instance) prewarm() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed {
+		return
+	}
+	in.wg.Add(1)
+	go func() {
+		defer in.wg.Done()
+		t, err := in.newTab(in.ctx)
+		select {
+		case in.spare <- spareTab{t: t, err: err}:
+		case <-in.closing:
+			if t != nil {
+				t.close()
+			}
+		}
+	}()
+}
+
+// shutdown stops the process and everything of it. It is idempotent.
+func (in *instance) shutdown() {
+	in.once.Do(func() {
+		in.mu.Lock()
+		in.closed = true
+		close(in.closing)
+		in.mu.Unlock()
+		in.wg.Wait()
+		select {
+		case s := <-in.spare:
+			if s.t != nil {
+				s.t.close()
+			}
+		default:
+		}
+		if !in.dead() {
+			// A graceful close lets Chromium clean up its profile.
+			ctx, cancel := context.WithTimeout(in.ctx, 5*time.Second)
+			if err := chromedp.Cancel(ctx); err != nil {
+				in.b.log.Debug("close chromium", "err", err)
+			}
+			cancel()
+		}
+		in.cancel()
+		in.defProxy.close()
+	})
+}
