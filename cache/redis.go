@@ -34,7 +34,9 @@ type RedisOptions struct {
 	// PollInterval is how often Wait re-checks a joined audit when no
 	// completion message arrives; one second when zero.
 	PollInterval time.Duration
-	// Logger receives diagnostics; discarded when nil.
+	// Logger receives diagnostics; discarded when nil. It also receives
+	// go-redis's own log lines at debug level: go-redis has one logger per
+	// process, so they go to the Logger of the most recent store.
 	Logger *slog.Logger
 	// Clock, for tests only, replaces the Redis server's TIME in every
 	// script, so windows and TTL checks follow a test clock. Production
@@ -81,6 +83,7 @@ func NewRedisStore(ctx context.Context, redisURL string, l Limits, o RedisOption
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	routeClientLog(o.Logger)
 	client, err := newRedisClient(redisURL, o)
 	if err != nil {
 		return nil, fmt.Errorf("new redis store: %w", err)
