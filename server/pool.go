@@ -127,27 +127,37 @@ func (p *pool) reserve() error {
 // release gives back a slot that reserve took and no job used.
 func (p *pool) release() { <-p.slots }
 
-// enqueue hands an admitted run to the workers; its slot is already reserved,
-// so the send never blocks.
-func (p *pool) enqueue(r *run) {
+// enqueue hands an admitted run to the workers; its slot is already
+// reserved, so the send never blocks. It returns false once shutdown has
+// begun: the caller still holds the slot and the run's lease.
+func (p *pool) enqueue(r *run) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
 	p.runs[r.id] = r
 	p.jobs <- r
+	return true
 }
 
 // wait runs a join of an audit running elsewhere on its own goroutine,
-// holding the reserved slot until the joined audit ends.
-func (p *pool) wait(r *run, finish func(ctx context.Context, r *run)) {
+// holding the reserved slot until the joined audit ends. It returns false
+// once shutdown has begun.
+func (p *pool) wait(r *run, finish func(ctx context.Context, r *run)) bool {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
 	p.runs[r.id] = r
-	p.mu.Unlock()
 	p.wg.Go(func() {
 		defer p.release()
 		p.begin(r)
 		finish(p.stop, r)
 		p.end(r)
 	})
+	return true
 }
 
 func (p *pool) begin(r *run) {

@@ -57,3 +57,54 @@ func TestShutdownFinishesRunningAuditsAndDropsQueuedOnes(t *testing.T) {
 		t.Errorf("%d runs left after shutdown", n)
 	}
 }
+
+// slowSubmit holds Submit until released, to shut down in between.
+type slowSubmit struct {
+	Auditor
+	entered chan struct{}
+	release chan struct{}
+	ticket  chan *audit.Ticket
+}
+
+func (s *slowSubmit) Submit(ctx context.Context, req audit.Request) (*audit.Ticket, error) {
+	t, err := s.Auditor.Submit(ctx, req)
+	close(s.entered)
+	<-s.release
+	s.ticket <- t
+	return t, err
+}
+
+func TestShutdownDuringSubmitReleasesTheLease(t *testing.T) {
+	slow := &slowSubmit{entered: make(chan struct{}), release: make(chan struct{}), ticket: make(chan *audit.Ticket, 1)}
+	h := newHarness(t, func(c *Config, _ *stubRenderer) {
+		slow.Auditor = c.Auditor
+		c.Auditor = slow
+	})
+	answered := make(chan int, 1)
+	go func() {
+		resp, _ := h.post("http://a.example/index.html")
+		answered <- resp.StatusCode
+	}()
+	<-slow.entered // admitted: the lease on a.example is taken
+	stopped := make(chan error, 1)
+	go func() { stopped <- h.srv.Shutdown(context.Background()) }()
+	<-h.srv.pool.stopping()
+	close(slow.release)
+	if code := <-answered; code != http.StatusServiceUnavailable {
+		t.Errorf("submission admitted during shutdown answered %d, want 503", code)
+	}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	id := (<-slow.ticket).ID
+	rep, err := slow.Auditor.Report(context.Background(), id)
+	if err != nil {
+		t.Fatalf("the admitted audit left no report (its lease would stay taken): %v", err)
+	}
+	if rep.Status.Ran() {
+		t.Errorf("the audit ran during shutdown: %s", rep.Status)
+	}
+	if n := len(h.site.Hits()); n != 0 {
+		t.Errorf("%d requests reached the site during shutdown", n)
+	}
+}

@@ -68,10 +68,19 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 			return submission{id: t.ID, run: local}, nil
 		}
 		r.remote = true
-		s.pool.wait(r, s.finishRun)
+		if !s.pool.wait(r, s.finishRun) {
+			s.pool.release()
+			return submission{}, queueRefusal(errStopping)
+		}
 		return submission{id: t.ID, run: r}, nil
 	}
-	s.pool.enqueue(r)
+	if !s.pool.enqueue(r) {
+		// Shutdown began during Submit: finish at once, without contacting
+		// the site, so the host's lease is released.
+		s.pool.release()
+		s.finishRun(s.pool.stop, r)
+		return submission{}, queueRefusal(errStopping)
+	}
 	return submission{id: t.ID, run: r}, nil
 }
 
