@@ -30,6 +30,9 @@ type Policy struct {
 	ClientRate []cache.Window
 	// Contact is where operators reach the people running this instance.
 	Contact string
+	// PrivateAllowed is true when the operator let the guard dial some
+	// private or loopback addresses (--allow-addr, for local testing).
+	PrivateAllowed bool
 }
 
 // botView is what bot.html renders.
@@ -44,7 +47,9 @@ type botView struct {
 	MaxRedirects            int
 	ClientRate              []string
 	Contact                 string
+	ContactText             string
 	ContactIsURL            bool
+	PrivateAllowed          bool
 	RobotsExample           string
 }
 
@@ -57,7 +62,8 @@ func (p Policy) view() botView {
 		Token: id.Token, Version: id.Version, InfoURL: id.InfoURL, PlainUA: id.PlainUA(),
 		Concurrency: p.Limits.Concurrency, CacheTTL: human(p.Limits.CacheTTL),
 		ReportTTL: human(p.Limits.ReportTTL), Timeout: human(p.Timeout),
-		MaxRedirects: p.MaxRedirects, Contact: p.Contact,
+		MaxRedirects: p.MaxRedirects, Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
+		ContactText: strings.TrimPrefix(p.Contact, "mailto:"),
 		RobotsExample: "User-agent: " + id.Token + "\nDisallow: /\n",
 		Scope:         "across all users and all instances of this service (they share one store)",
 	}
@@ -73,17 +79,17 @@ func (p Policy) view() botView {
 		v.RenderUA = "(the browser's own user agent)" + id.RenderSuffix()
 	}
 	for _, w := range p.Limits.Windows {
-		v.Windows = append(v.Windows, windowText(w))
+		v.Windows = append(v.Windows, windowText(w, "started"))
 	}
 	for _, w := range p.ClientRate {
-		v.ClientRate = append(v.ClientRate, windowText(w))
+		v.ClientRate = append(v.ClientRate, windowText(w, "submitted"))
 	}
 	return v
 }
 
 // windowText says "at most 5 started per 1 hour".
-func windowText(w cache.Window) string {
-	return fmt.Sprintf("at most %d started per %s", w.N, human(w.Per))
+func windowText(w cache.Window, verb string) string {
+	return fmt.Sprintf("at most %d %s per %s", w.N, verb, human(w.Per))
 }
 
 // human writes a duration for people: "15 minutes", "30 days", "1 minute 30 seconds".

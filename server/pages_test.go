@@ -172,7 +172,8 @@ func TestBotPageFollowsPolicy(t *testing.T) {
 			`<span id="report-ttl">30 days</span>`, "At most 5 redirects",
 			"Mozilla/5.0 (compatible; LektaBot/0.1; +https://lekta.dev/bot)",
 			"StubChrome/1.0 LektaBot/0.1 (+https://lekta.dev/bot)",
-			"User-agent: LektaBot\nDisallow: /", "in its own memory",
+			"User-agent: LektaBot\nDisallow: /", "in its own memory", "at most 1000 submitted per 1 minute",
+			"link-local addresses.",
 		}},
 		{"changed", func(p *Policy) {
 			p.Limits.Windows = []cache.Window{{N: 2, Per: 90 * time.Second}}
@@ -181,10 +182,12 @@ func TestBotPageFollowsPolicy(t *testing.T) {
 			p.Timeout = 45 * time.Second
 			p.Shared = true
 			p.Contact = "mailto:bots@lekta.dev"
+			p.PrivateAllowed = true
 		}, []string{
 			"at most 3 audits at a time", "at most 2 started per 1 minute 30 seconds",
 			`<span id="cache-ttl">1 hour</span>`, `<span id="timeout-value">45 seconds</span>`,
-			"they share one store", `<a id="contact" href="mailto:bots@lekta.dev">`,
+			"they share one store", `<a id="contact" href="mailto:bots@lekta.dev">bots@lekta.dev</a>`,
+			"explicitly allowed for local testing",
 		}},
 	}
 	for _, tc := range cases {

@@ -139,7 +139,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Policy: server.Policy{
 			Identity: p.identity, RenderUA: p.browser.UserAgent, Limits: p.limits,
 			Shared: cfg.redisURL != "", Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
-			ClientRate: clientRate, Contact: sf.contact,
+			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
 		},
 		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies,
 		Ready: readyChecks(p), ContextsInUse: contextsInUse(p), Logger: logger,
