@@ -63,7 +63,7 @@ func (p Policy) view() botView {
 		Concurrency: p.Limits.Concurrency, CacheTTL: human(p.Limits.CacheTTL),
 		ReportTTL: human(p.Limits.ReportTTL), Timeout: human(p.Timeout),
 		MaxRedirects: p.MaxRedirects, Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
-		ContactText: strings.TrimPrefix(p.Contact, "mailto:"),
+		ContactText:   strings.TrimPrefix(p.Contact, "mailto:"),
 		RobotsExample: "User-agent: " + id.Token + "\nDisallow: /\n",
 		Scope:         "across all users and all instances of this service (they share one store)",
 	}
