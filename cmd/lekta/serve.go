@@ -134,28 +134,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitNotRun, err)
 	}
 	defer p.Close()
-	srv, err := server.New(server.Config{
-		Auditor: p.auditor,
-		Policy: server.Policy{
-			Identity: p.identity, RenderUA: p.browser.UserAgent, Limits: p.limits,
-			Shared: cfg.redisURL != "", Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
-			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
-		},
-		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies,
-		Ready: readyChecks(p), ContextsInUse: contextsInUse(p), Logger: logger,
-	})
+	srv, err := server.New(serverConfig(p, &cfg, &sf, clientRate, proxies, logger))
 	if err != nil {
 		return exitWith(exitNotRun, err)
 	}
-	hs := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      server.DefaultMaxWait + 30*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	hs := httpServer(srv.Handler(), logger)
 	fmt.Fprintf(stdout, "lekta: serving on http://%s\n", ln.Addr())
 	if cfg.redisURL == "" {
 		fmt.Fprintln(stderr, "lekta: warning: no --redis-url: per-host limits, the result cache and reports live in this process only and are lost when it stops")
@@ -169,6 +152,33 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	logger.Info("shutting down", "running_audits", srv.Running())
 	return errors.Join(serveErr, shutdown(hs, srv, cfg.timeout+auditGrace))
+}
+
+// serverConfig is the server's configuration from the running parts and flags.
+func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Window, proxies []netip.Prefix, logger *slog.Logger) server.Config {
+	return server.Config{
+		Auditor: p.auditor,
+		Policy: server.Policy{
+			Identity: p.identity, RenderUA: p.browser.UserAgent, Limits: p.limits,
+			Shared: cfg.redisURL != "", Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
+			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
+		},
+		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies,
+		Ready: readyChecks(p), ContextsInUse: contextsInUse(p), Logger: logger,
+	}
+}
+
+// httpServer wraps h with timeouts that still allow the API's long poll.
+func httpServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      server.DefaultMaxWait + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
 }
 
 // shutdown stops accepting connections, ends long polls, lets running
