@@ -159,7 +159,7 @@ func (a *audit) listen() (stop func(), err error) {
 		defer wg.Done()
 		select {
 		case <-a.in.cdp.LostConnection:
-			a.cancel(ErrBrowserCrashed)
+			a.cancel(a.in.deathCause())
 		case <-lctx.Done():
 		}
 	}()
@@ -258,10 +258,10 @@ func (a *audit) proxyRefusal(raw, why string) error {
 func (a *audit) explain(ctx, rctx context.Context, err error) error {
 	cause := context.Cause(rctx)
 	switch {
-	case errors.Is(cause, ErrPageCrashed) || errors.Is(cause, ErrBrowserCrashed):
+	case errors.Is(cause, ErrPageCrashed) || errors.Is(cause, ErrBrowserCrashed) || errors.Is(cause, ErrClosed):
 		return cause
 	case a.in.dead():
-		return fmt.Errorf("%w: %w", ErrBrowserCrashed, err)
+		return fmt.Errorf("%w: %w", a.in.deathCause(), err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		if errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("%w: %w", ErrRenderTimeout, err)

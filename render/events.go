@@ -62,9 +62,9 @@ func (a *audit) onEvent(ev any) {
 			a.rec.console(e.Entry.Text)
 		}
 	case *inspector.EventTargetCrashed:
-		a.cancel(ErrPageCrashed)
+		a.pageGone(ErrPageCrashed)
 	case *inspector.EventDetached:
-		a.cancel(fmt.Errorf("%w: detached: %s", ErrPageCrashed, e.Reason))
+		a.pageGone(fmt.Errorf("%w: detached: %s", ErrPageCrashed, e.Reason))
 	case *fetch.EventRequestPaused, *page.EventJavascriptDialogOpening:
 		a.enqueue(e)
 	case *target.EventTargetCreated:
@@ -72,6 +72,17 @@ func (a *audit) onEvent(ev any) {
 		if ti.Type == "page" && ti.BrowserContextID == a.t.contextID && ti.TargetID != a.t.target.TargetID {
 			a.enqueue(e)
 		}
+	}
+}
+
+// pageGone ends the render because the page went away: a crash, unless
+// Close is stopping the browser.
+func (a *audit) pageGone(err error) {
+	select {
+	case <-a.in.closing:
+		a.cancel(ErrClosed)
+	default:
+		a.cancel(err)
 	}
 }
 

@@ -135,10 +135,21 @@ func (in *instance) dead() bool {
 	}
 }
 
-// explain turns an error seen while the process died into ErrBrowserCrashed.
+// deathCause is why the process is gone: Close, or a crash.
+func (in *instance) deathCause() error {
+	select {
+	case <-in.closing:
+		return ErrClosed
+	default:
+		return ErrBrowserCrashed
+	}
+}
+
+// explain turns an error seen while the process died into ErrBrowserCrashed
+// (or ErrClosed).
 func (in *instance) explain(ctx context.Context, err error) error {
 	if ctx.Err() == nil && in.dead() {
-		return fmt.Errorf("%w: %w", ErrBrowserCrashed, err)
+		return fmt.Errorf("%w: %w", in.deathCause(), err)
 	}
 	return err
 }

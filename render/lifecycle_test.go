@@ -189,7 +189,28 @@ func TestBrowserRestart(t *testing.T) {
 		t.Errorf("no new browser process")
 	}
 
+	// Close ends a render in flight with ErrClosed.
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Render(ctx, Request{URL: "http://" + hostFor(t) + "/p/hangfetch.html", afterSettle: func(context.Context, *tab) {}})
+		done <- err
+	}()
+	go func() {
+		for len(s.hitsMatching(func(h hit) bool { return h.Path == "/hang" && strings.HasPrefix(h.Host, "testbrowserrestart") })) == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+		close(started)
+	}()
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the render never started")
+	}
 	b.Close()
+	if err := <-done; !errors.Is(err, ErrClosed) {
+		t.Errorf("render during Close: err = %v, want ErrClosed", err)
+	}
 	if _, err := b.Render(ctx, Request{URL: "http://" + hostFor(t) + "/p/small.html"}); !errors.Is(err, ErrClosed) {
 		t.Errorf("render after Close: err = %v, want ErrClosed", err)
 	}
