@@ -63,6 +63,9 @@ type audit struct {
 	navs    int
 	hops    int
 	navErr  error // why the last main-frame navigation was refused
+	// chain holds the URLs of the current main-frame navigation and its
+	// redirect hops, so a redirect loop is refused instead of followed.
+	chain []string
 }
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {

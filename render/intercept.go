@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -103,15 +104,23 @@ func (a *audit) mainFrameNavigation(u *url.URL, redirect bool) string {
 		if a.hops > maxRedirects {
 			return refuse(fmt.Errorf("%w: more than %d redirects", ErrNavigationFailed, maxRedirects))
 		}
+		// Chromium would follow a loop up to its own cap of 20 hops,
+		// asking the site for the same URL again each time.
+		if slices.Contains(a.chain, u.String()) {
+			return refuse(fmt.Errorf("%w: redirect loop: %s was already visited", ErrNavigationFailed, u.Redacted()))
+		}
 	case !a.navSeen:
 		a.navSeen = true
+		a.chain = a.chain[:0]
 	default:
 		a.navs++
 		a.hops = 0
+		a.chain = a.chain[:0]
 		if a.navs > maxNavigations {
 			return refuse(fmt.Errorf("%w: more than %d navigations after the first", ErrNavigationFailed, maxNavigations))
 		}
 	}
+	a.chain = append(a.chain, u.String())
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return refuse(fmt.Errorf("%w: %s: not http or https", ErrURLRefused, u.Redacted()))
 	}
