@@ -65,6 +65,13 @@ func testLimits() cache.Limits {
 // to it. Tests using it must not run in parallel (they share the browser's dial).
 func mustEnv(tb testing.TB, mod func(*Config)) *env {
 	tb.Helper()
+	return mustEnvGuard(tb, nil, mod)
+}
+
+// mustEnvGuard is mustEnv with guardMod, which may change the guard's
+// configuration (more resolve rules, ports, a resolver) once the site runs.
+func mustEnvGuard(tb testing.TB, guardMod func(*env, *policy.GuardConfig), mod func(*Config)) *env {
+	tb.Helper()
 	if browser == nil {
 		tb.Skip("chromium not installed (set CI to make this a failure)")
 	}
@@ -83,6 +90,9 @@ func mustEnv(tb testing.TB, mod func(*Config)) *env {
 		tb.Fatal(err)
 	}
 	gc.AllowAddrs = append(gc.AllowAddrs, addr)
+	if guardMod != nil {
+		guardMod(e, &gc)
+	}
 	if e.guard, err = policy.NewGuard(gc); err != nil {
 		tb.Fatal(err)
 	}
