@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/internal/testsite"
+)
+
+// storeURL is the shared test Redis: LEKTA_TEST_REDIS_URL, or the local one.
+func storeURL() string {
+	if u := os.Getenv("LEKTA_TEST_REDIS_URL"); u != "" {
+		return u
+	}
+	return "redis://127.0.0.1:6379/0"
+}
+
+// storeNeedsRedis returns the shared test Redis's URL and a raw client to
+// it; it fails under CI, and skips otherwise, when no Redis answers.
+func storeNeedsRedis(tb testing.TB) (string, *redis.Client) {
+	tb.Helper()
+	u := storeURL()
+	o, err := redis.ParseURL(u)
+	if err != nil {
+		tb.Fatalf("parse LEKTA_TEST_REDIS_URL: %v", err)
+	}
+	c := redis.NewClient(o)
+	tb.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("no Redis answers at %s: %v (CI must provide one; make test starts it)", o.Addr, err)
+		}
+		tb.Skipf("no Redis answers at %s: %v; skipping (set CI to make this a failure)", o.Addr, err)
+	}
+	return u, c
+}
+
+// storePrefix returns a key prefix of this test's own and deletes its keys
+// when the test ends; the shared database is never flushed.
+func storePrefix(tb testing.TB, raw *redis.Client) string {
+	tb.Helper()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	prefix := "lekta-test:cli:" + hex.EncodeToString(b[:]) + ":"
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, k := range storeKeys(tb, raw, prefix) {
+			_ = raw.Unlink(ctx, k).Err()
+		}
+	})
+	return prefix
+}
+
+// storeKeys lists the keys under prefix.
+func storeKeys(tb testing.TB, raw *redis.Client, prefix string) []string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var keys []string
+	iter := raw.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		tb.Errorf("scan %s*: %v", prefix, err)
+	}
+	return keys
+}
+
+// siteArgs are the flags that map every test host to site.
+func siteArgs(site *testsite.Site) []string {
+	resolve, allow := site.ResolveFlags()
+	args := []string{"--allow-addr", allow}
+	for _, r := range resolve {
+		args = append(args, "--resolve", r)
+	}
+	return args
+}
+
+// runCLI calls run with args and an empty environment and returns the exit
+// status, stdout and stderr.
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, func(string) string { return "" }, &out, &errOut)
+	return exitCode(err, &errOut), out.String(), errOut.String()
+}
+
+// TestAuditStoreUnavailable: with --redis-url given but Redis not
+// answering, lekta audit refuses with exit 3 and one clear line, prints no
+// report, starts no browser and sends nothing to the site.
+func TestAuditStoreUnavailable(t *testing.T) {
+	bin := serveNeeds(t, "redis-server")
+	closed := fmt.Sprintf("redis://127.0.0.1:%d/0", freePort(t))
+
+	port := freePort(t)
+	paused := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	if err := paused.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = paused.Process.Kill(); _ = paused.Wait() })
+	waitTCP(t, fmt.Sprintf("127.0.0.1:%d", port))
+	admin := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), ReadTimeout: 10 * time.Second})
+	t.Cleanup(func() { _ = admin.Close() })
+
+	cases := []struct {
+		name, url string
+		before    func(t *testing.T)
+	}{
+		{name: "nothing listening", url: closed},
+		{name: "paused", url: fmt.Sprintf("redis://127.0.0.1:%d/0", port), before: func(t *testing.T) {
+			if err := admin.Do(context.Background(), "CLIENT", "PAUSE", "3000", "ALL").Err(); err != nil {
+				t.Fatalf("client pause: %v", err)
+			}
+			// UNPAUSE waits for the pause to end, so the next test finds Redis free.
+			t.Cleanup(func() { _ = admin.Do(context.Background(), "CLIENT", "UNPAUSE").Err() })
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			site := testsite.Start(t)
+			if tc.before != nil {
+				tc.before(t)
+			}
+			// /bin/true is found but is no browser: starting it would fail the run differently.
+			args := append([]string{"audit", "--json", "--redis-url", tc.url, "--chromium", "/bin/true"}, siteArgs(site)...)
+			code, out, errOut := runCLI(append(args, "http://shop.example/index.html")...)
+			if code != exitNotRun {
+				t.Errorf("exit %d, want %d", code, exitNotRun)
+			}
+			if !strings.Contains(errOut, "store unavailable") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Errorf("stderr is not one line naming the unavailable store:\n%s", errOut)
+			}
+			if out != "" {
+				t.Errorf("a report was printed: %s", out)
+			}
+			if n := len(site.Hits()); n != 0 {
+				t.Errorf("%d requests reached the site", n)
+			}
+		})
+	}
+}
+
+func TestAuditRedisPrefixFlag(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   []string
+		getenv map[string]string
+		code   int
+		msg    string
+	}{
+		{"braces in the flag", []string{"--redis-prefix", "a{b}:"}, nil, exitBadInput, `--redis-prefix "a{b}:"`},
+		{"braces in the environment", nil, map[string]string{"LEKTA_REDIS_PREFIX": "{x}"}, exitBadInput, `--redis-prefix "{x}"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"audit", "--redis-url", "redis://127.0.0.1:1/0"}, tc.args...), "http://shop.example/")
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), args, func(k string) string { return tc.getenv[k] }, &stdout, &stderr)
+			if code := exitCode(err, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.msg) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// BenchmarkCLICacheHit measures "lekta audit --json" answered from the
+// shared Redis cache through run(), the whole CLI path: flags, store
+// connection, lookup, printing. The first run fills the cache with a real
+// audit; no later run starts a browser.
+func BenchmarkCLICacheHit(b *testing.B) {
+	serveNeeds(b, "chromium", "chromium-browser", "google-chrome")
+	url, raw := storeNeedsRedis(b)
+	site := testsite.Start(b)
+	args := append([]string{"audit", "--json", "--redis-url", url, "--redis-prefix", storePrefix(b, raw),
+		"--report-ttl", "1h"}, siteArgs(site)...)
+	args = append(args, "http://shop.example/index.html")
+	code, out, errOut := runCLI(args...)
+	if code != exitOK {
+		b.Fatalf("filling the cache: exit %d\n%s", code, errOut)
+	}
+	first, err := audit.Decode([]byte(out))
+	if err != nil {
+		b.Fatal(err)
+	}
+	hits := len(site.Hits())
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		code, out, errOut := runCLI(args...)
+		if code != exitOK || !strings.Contains(out, `"cached": true`) || !strings.Contains(out, first.ID) {
+			b.Fatalf("exit %d, not the cached report:\n%s\n%s", code, out, errOut)
+		}
+	}
+	b.StopTimer()
+	if n := len(site.Hits()); n != hits {
+		b.Fatalf("cache hits sent %d requests to the site", n-hits)
+	}
+}
