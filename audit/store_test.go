@@ -319,8 +319,6 @@ func wantOneAudit(tb testing.TB, site *testsite.Site, host, path string) {
 // its port, the same Auditor and store audit again, as a long-lived serve
 // process needs.
 func TestStoreRedisFailure(t *testing.T) {
-	// go-redis would log every expected dial failure.
-	redis.SetLogger(quietRedis{})
 	srv := startPrivateRedis(t)
 	store, err := cache.NewRedisStore(context.Background(), srv.url(), productionLimits(), cache.RedisOptions{})
 	if err != nil {
@@ -378,11 +376,6 @@ func TestStoreRedisFailure(t *testing.T) {
 		wantWorks(t, "http://other.example/index.html")
 	})
 }
-
-// quietRedis drops go-redis's own log lines.
-type quietRedis struct{}
-
-func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // eventuallySubmit retries Submit while the store is still unavailable (a
 // restarted Redis takes a moment, and go-redis backs off dialling).
