@@ -89,6 +89,13 @@ type Request struct {
 	// and rule recorded. It is called from another goroutine than Render's,
 	// one call at a time.
 	AllowSameOrigin func(u *url.URL) (allowed bool, rule string)
+	// CheckNavigation, when set, is asked after Options.CheckURL for every
+	// main-frame document request: the page, later navigations and each
+	// redirect hop. An error refuses the request; Render then fails with an
+	// error wrapping ErrURLRefused and this error. The audit uses it for
+	// robots.txt, whose rules differ per origin. Same goroutine rules as
+	// AllowSameOrigin.
+	CheckNavigation func(u *url.URL) error
 
 	// afterSettle, set by tests, runs after the page settled and before
 	// the DOM snapshot.

@@ -36,6 +36,9 @@ func (a *audit) handle(ctx context.Context, item any) {
 // paused continues or fails one intercepted request.
 func (a *audit) paused(ctx context.Context, e *fetch.EventRequestPaused) {
 	reason, rule := a.decide(e)
+	if reason == "" && e.ResourceType == network.ResourceTypeDocument && e.FrameID == a.mainFrame {
+		a.followOrigin(ctx, e.Request.URL)
+	}
 	if reason == "" {
 		if _, err := cdp.Call(ctx, a.t.target, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID}); err != nil {
 			a.b.log.Debug("continue request", "url", e.Request.URL, "err", err)
@@ -57,6 +60,20 @@ func (a *audit) paused(ctx context.Context, e *fetch.EventRequestPaused) {
 	}
 	if _, err := cdp.Call(ctx, a.t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: errReason}); err != nil {
 		a.b.log.Debug("fail request", "url", e.Request.URL, "err", err)
+	}
+}
+
+// followOrigin moves the same-origin checks to the origin of an accepted
+// main-frame document (after a redirect from http to https, say), so the
+// subresources of the page actually shown are the ones asked about.
+func (a *audit) followOrigin(ctx context.Context, raw string) {
+	u, err := parseURL(raw)
+	if err != nil || a.req.AllowSameOrigin == nil || origin(u) == a.origin {
+		return
+	}
+	a.origin = origin(u)
+	if _, err := cdp.Call(ctx, a.t.target, fetch.Enable, fetch.EnableParams{Patterns: fetchPatterns(a.origin)}); err != nil {
+		a.b.log.Debug("re-enable request interception", "origin", a.origin, "err", err)
 	}
 }
 
@@ -126,6 +143,11 @@ func (a *audit) mainFrameNavigation(u *url.URL, redirect bool) string {
 	}
 	if err := a.opts.CheckURL(u); err != nil {
 		return refuse(fmt.Errorf("%w: %s: %w", ErrURLRefused, u.Redacted(), err))
+	}
+	if a.req.CheckNavigation != nil {
+		if err := a.req.CheckNavigation(u); err != nil {
+			return refuse(fmt.Errorf("%w: %s: %w", ErrURLRefused, u.Redacted(), err))
+		}
 	}
 	a.navErr = nil
 	return ""
