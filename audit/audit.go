@@ -212,6 +212,14 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 			}
 			return d.Allowed, d.Rule
 		},
+		// Main-frame hops and navigations to any origin follow that
+		// origin's robots.txt, as the plain lane's redirect hops do.
+		CheckNavigation: func(u *url.URL) error {
+			if samePage(u, target) {
+				return nil
+			}
+			return book.check(ctx, u)
+		},
 	})
 	fillLane(&lr.LaneReport, snap, err, ctx)
 	if snap != nil && snap.Render != nil {
@@ -296,7 +304,7 @@ func reported(h compare.Header) compare.Header {
 // classify names a lane error's outcome.
 func classify(ctx context.Context, err error) Outcome {
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil:
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, render.ErrRenderTimeout), ctx.Err() != nil:
 		return OutcomeTimeout
 	case errors.Is(err, policy.ErrBlockedAddress), errors.Is(err, policy.ErrTargetRefused),
 		errors.Is(err, plainget.ErrHopRefused), errors.Is(err, render.ErrURLRefused):

@@ -27,6 +27,9 @@ func TestAuditRobots(t *testing.T) {
 	e := mustEnv(t, nil)
 	e.site.SetRobots("shop.example", http.StatusOK, lektaRobots)
 	e.site.Handle("/old-page", http.RedirectHandler("/private/secret.html", http.StatusMovedPermanently))
+	e.site.SetRobots("other.example", http.StatusOK, "User-agent: *\nDisallow: /js/\nDisallow: /private/\n")
+	e.site.Handle("/to-other", http.RedirectHandler("http://other.example/spa.html?moved", http.StatusFound))
+	e.site.Handle("/to-other-private", http.RedirectHandler("http://other.example/private/x.html", http.StatusFound))
 
 	cases := []struct {
 		name, path string
@@ -51,10 +54,15 @@ func TestAuditRobots(t *testing.T) {
 			rule: "Disallow: /noindex-added.html", findings: []string{compare.CodeRobotsDisallowed}, never: []string{"/noindex-added.html?s=1"}},
 		{name: "redirect to a disallowed path is not followed", path: "/old-page", trigger: TriggerCLI, status: StatusBlocked, allowed: true,
 			never: []string{"/private/secret.html"}},
+		{name: "a hop to another origin follows that origin's robots.txt", path: "/to-other", trigger: TriggerCLI, status: StatusComplete, allowed: true,
+			findings: []string{compare.CodeRenderBlockedRobots}, never: []string{"other.example/js/app.js"}},
+		{name: "a hop to a path the other origin disallows is not followed", path: "/to-other-private", trigger: TriggerCLI, status: StatusBlocked, allowed: true,
+			never: []string{"other.example/private/x.html"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(e.site.HitsOf("shop.example", "/robots.txt"))
+			otherBefore := len(e.site.HitsOf("other.example", "/robots.txt"))
 			r := e.audit(t, "http://shop.example"+tc.path, tc.trigger)
 			if r.Status != tc.status {
 				t.Errorf("status %s (%s), want %s", r.Status, r.Reason, tc.status)
@@ -73,9 +81,16 @@ func TestAuditRobots(t *testing.T) {
 			if n := len(e.site.HitsOf("shop.example", "/robots.txt")) - before; n != 1 {
 				t.Errorf("robots.txt fetched %d times in one audit, want 1", n)
 			}
+			if n := len(e.site.HitsOf("other.example", "/robots.txt")) - otherBefore; n > 1 {
+				t.Errorf("other.example's robots.txt fetched %d times in one audit, want at most 1", n)
+			}
 			for _, p := range tc.never {
-				if hits := e.site.HitsOf("shop.example", p); len(hits) > 0 {
-					t.Errorf("%s was requested %d times", p, len(hits))
+				host, path := "shop.example", p
+				if h, rest, ok := strings.Cut(p, "/"); ok && h != "" {
+					host, path = h, "/"+rest
+				}
+				if hits := e.site.HitsOf(host, path); len(hits) > 0 {
+					t.Errorf("%s%s was requested %d times", host, path, len(hits))
 				}
 			}
 		})
