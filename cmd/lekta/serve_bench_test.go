@@ -21,7 +21,7 @@ func BenchmarkServeTimeToReport(b *testing.B) {
 	audit := func(i int) time.Duration {
 		start := time.Now()
 		resp, body := s.postAPI(fmt.Sprintf("http://shop.example/index.html?run=%d", i))
-		id := pendingID(b, resp, body)
+		id := servePendingID(b, resp, body)
 		if r := s.waitReport(id); r.Status != "complete" {
 			b.Fatalf("audit %s: %s %s", id, r.Status, r.Reason)
 		}

@@ -195,8 +195,8 @@ func (s *served) waitReport(id string) *audit.Report {
 	return nil
 }
 
-// pendingID reads the id of a 202 answer.
-func pendingID(tb testing.TB, resp *http.Response, b []byte) string {
+// servePendingID reads the id of a 202 answer.
+func servePendingID(tb testing.TB, resp *http.Response, b []byte) string {
 	tb.Helper()
 	if resp.StatusCode != http.StatusAccepted {
 		tb.Fatalf("status %d, want 202: %s", resp.StatusCode, b)
@@ -210,8 +210,8 @@ func pendingID(tb testing.TB, resp *http.Response, b []byte) string {
 	return p.ID
 }
 
-// errorCode reads the code of an error answer and checks Retry-After.
-func errorCode(tb testing.TB, resp *http.Response, b []byte, status int, retry bool) string {
+// serveErrorCode reads the code of an error answer and checks Retry-After.
+func serveErrorCode(tb testing.TB, resp *http.Response, b []byte, status int, retry bool) string {
 	tb.Helper()
 	if resp.StatusCode != status {
 		tb.Fatalf("status %d, want %d: %s", resp.StatusCode, status, b)

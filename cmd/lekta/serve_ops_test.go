@@ -75,7 +75,7 @@ func TestServeStoreDown(t *testing.T) {
 	stopRedis()
 
 	resp, b = s.postAPI("http://shop.example/index.html")
-	if code := errorCode(t, resp, b, http.StatusServiceUnavailable, true); code != "unavailable" {
+	if code := serveErrorCode(t, resp, b, http.StatusServiceUnavailable, true); code != "unavailable" {
 		t.Errorf("code %q, want unavailable", code)
 	}
 	resp, b = s.postForm("http://shop.example/index.html", nil)
@@ -118,12 +118,12 @@ func TestServeQueueFullAndGracefulShutdown(t *testing.T) {
 	s := startServe(t, site, hosts, "--renderers", "1", "--queue", "1")
 
 	resp, b := s.postAPI("http://q1.example/slow")
-	running := pendingID(t, resp, b)
+	running := servePendingID(t, resp, b)
 	<-entered // q1's plain lane is at the site; the one renderer is busy
 	resp, b = s.postAPI("http://q2.example/slow")
-	queued := pendingID(t, resp, b)
+	queued := servePendingID(t, resp, b)
 	resp, b = s.postAPI("http://q3.example/slow")
-	if code := errorCode(t, resp, b, http.StatusServiceUnavailable, true); code != "unavailable" {
+	if code := serveErrorCode(t, resp, b, http.StatusServiceUnavailable, true); code != "unavailable" {
 		t.Errorf("full queue: code %q", code)
 	}
 	_, m := s.do("GET", "/metrics", "", nil)

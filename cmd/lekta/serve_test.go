@@ -58,7 +58,7 @@ func TestServeEndToEnd(t *testing.T) {
 	var apiID string
 	t.Run("API create, poll, long-poll", func(t *testing.T) {
 		resp, b := s.postAPI("http://api.example/index.html")
-		apiID = pendingID(t, resp, b)
+		apiID = servePendingID(t, resp, b)
 		if resp.Header.Get("X-Robots-Tag") == "" {
 			t.Error("202 without X-Robots-Tag")
 		}
@@ -95,7 +95,7 @@ func TestServeEndToEnd(t *testing.T) {
 	})
 	t.Run("second URL of the host is rate limited", func(t *testing.T) {
 		resp, b := s.postAPI("http://api.example/js-title.html")
-		if code := errorCode(t, resp, b, http.StatusTooManyRequests, true); code != "rate_limited" {
+		if code := serveErrorCode(t, resp, b, http.StatusTooManyRequests, true); code != "rate_limited" {
 			t.Errorf("code %q", code)
 		}
 		if n := len(site.HitsOf("api.example", "/js-title.html")); n != 0 {
@@ -118,13 +118,13 @@ func TestServeEndToEnd(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				resp, b := s.do("POST", "/api/v1/audits", tc.body, json)
-				if code := errorCode(t, resp, b, tc.status, false); code != tc.code {
+				if code := serveErrorCode(t, resp, b, tc.status, false); code != tc.code {
 					t.Errorf("code %q, want %q", code, tc.code)
 				}
 			})
 		}
 		resp, b := s.do("GET", "/api/v1/audits/AAAAAAAAAAAAAAAAAAAAAAAAAA", "", nil)
-		if code := errorCode(t, resp, b, http.StatusNotFound, false); code != "not_found" {
+		if code := serveErrorCode(t, resp, b, http.StatusNotFound, false); code != "not_found" {
 			t.Errorf("unknown id: code %q", code)
 		}
 	})
