@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/policy"
@@ -18,7 +19,9 @@ headless-Chromium render) and prints what the plain fetch misses.
 
 exit status: 0 the audit ran (complete or partial), 2 bad input (malformed
 URL, not http(s), refused target), 3 the audit could not run (skipped,
-rate-limited, browser missing, timeout before any lane finished, store down).
+rate-limited, browser missing, timeout before any lane finished, store down;
+also when the audit ran but the store failed before its report was kept:
+the report is still printed).
 `
 
 // runAudit is "lekta audit".
@@ -53,11 +56,17 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer p.Close()
 	rep, err := auditOnce(ctx, p, fs.Arg(0), logger)
-	if err != nil {
+	if err != nil && rep == nil {
 		return exitWith(auditErrorCode(err), err)
 	}
-	if err := printReport(stdout, rep, *asJSON); err != nil {
-		return exitWith(exitNotRun, err)
+	if perr := printReport(stdout, rep, *asJSON); perr != nil {
+		return exitWith(exitNotRun, perr)
+	}
+	if err != nil {
+		// The audit ran, then the store failed: show the report anyway, since
+		// the site was contacted, but say that it may not be cached or kept.
+		cause := strings.TrimPrefix(err.Error(), audit.ErrUnavailable.Error()+": ")
+		return exitWith(exitNotRun, fmt.Errorf("the audit ran, but storing its report failed: %s", cause))
 	}
 	if !rep.Status.Ran() {
 		return exitWith(exitNotRun, fmt.Errorf("audit %s: %s", rep.Status, rep.Reason))
