@@ -366,6 +366,31 @@ func TestStoreRedisFailure(t *testing.T) {
 		}
 		wantWorks(t, "http://shop.example/index.html")
 	})
+	t.Run("stopped during an audit", func(t *testing.T) {
+		entered, release := gatePage(t, e.site, "/gate.html")
+		tk := eventuallySubmit(t, e.auditor, "http://other.example/gate.html")
+		if tk.Ready() != nil || tk.Joined() {
+			t.Fatalf("Submit: ready %+v, joined %v; want admitted", tk.Ready(), tk.Joined())
+		}
+		type answer struct {
+			r   *Report
+			err error
+		}
+		done := make(chan answer, 1)
+		go func() {
+			r, err := e.auditor.Finish(ctx, tk)
+			done <- answer{r, err}
+		}()
+		within(t, 30*time.Second, "the audit reaching the page", entered)
+		srv.stop()
+		release()
+		a := within(t, 60*time.Second, "the audit", done)
+		// The site was audited once; its report comes back although it
+		// could not be stored, and the error says why.
+		if a.r == nil || a.r.Status != StatusComplete || !errors.Is(a.err, ErrUnavailable) {
+			t.Fatalf("Finish with Redis gone = %+v, %v; want the complete report and ErrUnavailable", a.r, a.err)
+		}
+	})
 	t.Run("stopped then restarted", func(t *testing.T) {
 		srv.stop()
 		wantDown(t, "http://other.example/index.html")

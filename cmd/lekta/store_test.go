@@ -104,17 +104,9 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 // answering, lekta audit refuses with exit 3 and one clear line, prints no
 // report, starts no browser and sends nothing to the site.
 func TestAuditStoreUnavailable(t *testing.T) {
-	bin := serveNeeds(t, "redis-server")
 	closed := fmt.Sprintf("redis://127.0.0.1:%d/0", freePort(t))
-
-	port := freePort(t)
-	paused := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	if err := paused.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = paused.Process.Kill(); _ = paused.Wait() })
-	waitTCP(t, fmt.Sprintf("127.0.0.1:%d", port))
-	admin := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), ReadTimeout: 10 * time.Second})
+	paused := startStoreRedis(t)
+	admin := redis.NewClient(&redis.Options{Addr: paused.addr, ReadTimeout: 10 * time.Second})
 	t.Cleanup(func() { _ = admin.Close() })
 
 	cases := []struct {
@@ -122,7 +114,7 @@ func TestAuditStoreUnavailable(t *testing.T) {
 		before    func(t *testing.T)
 	}{
 		{name: "nothing listening", url: closed},
-		{name: "paused", url: fmt.Sprintf("redis://127.0.0.1:%d/0", port), before: func(t *testing.T) {
+		{name: "paused", url: paused.url(), before: func(t *testing.T) {
 			if err := admin.Do(context.Background(), "CLIENT", "PAUSE", "3000", "ALL").Err(); err != nil {
 				t.Fatalf("client pause: %v", err)
 			}
@@ -153,6 +145,83 @@ func TestAuditStoreUnavailable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storeRedis is a redis-server of one test's own, without persistence.
+type storeRedis struct {
+	addr string
+	cmd  *exec.Cmd
+}
+
+// startStoreRedis starts a private redis-server on a free port; it is
+// killed when the test ends, if the test has not killed it before.
+func startStoreRedis(tb testing.TB) *storeRedis {
+	tb.Helper()
+	bin := serveNeeds(tb, "redis-server")
+	port := freePort(tb)
+	s := &storeRedis{addr: "127.0.0.1:" + strconv.Itoa(port)}
+	s.cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", tb.TempDir())
+	if err := s.cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.kill)
+	waitTCP(tb, s.addr)
+	return s
+}
+
+func (s *storeRedis) url() string { return "redis://" + s.addr + "/0" }
+
+// kill stops the server as a crash would.
+func (s *storeRedis) kill() {
+	if s.cmd != nil {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+		s.cmd = nil
+	}
+}
+
+// TestAuditStoreLostMidAudit stops Redis while lekta audit is at the site:
+// the audit that ran still prints its report, and the exit status and
+// message say that it was not stored.
+func TestAuditStoreLostMidAudit(t *testing.T) {
+	serveNeeds(t, "chromium", "chromium-browser", "google-chrome")
+	store := startStoreRedis(t)
+	site := testsite.Start(t)
+	entered, release := holdPage(t, site, "/held.html")
+	args := append([]string{"audit", "--json", "--redis-url", store.url()}, siteArgs(site)...)
+	args = append(args, "http://shop.example/held.html")
+	type result struct {
+		code        int
+		out, errOut string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := runCLI(args...)
+		done <- result{code, out, errOut}
+	}()
+	select {
+	case <-entered:
+	case res := <-done:
+		t.Fatalf("lekta audit ended before reaching the site: exit %d\n%s", res.code, res.errOut)
+	case <-time.After(time.Minute):
+		t.Fatal("lekta audit never reached the site")
+	}
+	store.kill()
+	release()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("lekta audit did not end")
+	}
+	if res.code != exitNotRun || !strings.Contains(res.errOut, "storing its report failed") || !strings.Contains(res.errOut, "store unavailable") {
+		t.Errorf("exit %d, stderr %q; want exit 3 saying the report was not stored", res.code, res.errOut)
+	}
+	r, err := audit.Decode([]byte(res.out))
+	if err != nil || r.Status != audit.StatusComplete {
+		t.Errorf("the report of the audit that ran was not printed (%v):\n%s", err, res.out)
+	}
+	wantOneAuditOf(t, site, "shop.example", "/held.html")
 }
 
 func TestAuditRedisPrefixFlag(t *testing.T) {
