@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 )
@@ -33,6 +34,7 @@ func TestMultiProcess(t *testing.T) {
 	redisURL, raw := storeNeedsRedis(t)
 	h := newLektaHarness(t, chromium)
 	t.Run("one audit for every process", func(t *testing.T) { multiProcessAudit(t, h, redisURL, raw) })
+	t.Run("holder crashes", func(t *testing.T) { multiProcessCrash(t, h, redisURL, raw) })
 	t.Run("store unreachable", func(t *testing.T) { multiProcessStoreDown(t, h) })
 }
 
@@ -352,5 +354,47 @@ func multiProcessStoreDown(t *testing.T, h *lektaHarness) {
 	}
 	if n := h.launchCount(t) - launches; n != 0 {
 		t.Errorf("the browser was started %d times", n)
+	}
+}
+
+// multiProcessCrash kills the process running an audit while it is at the
+// site: a process that then asks for the same URL joins the dead holder's
+// audit and is told it was abandoned once the lease expires (--timeout 5s
+// + 15 s), and the crashed audit still counts against the host's minute.
+func multiProcessCrash(t *testing.T, h *lektaHarness, redisURL string, raw *redis.Client) {
+	site := testsite.Start(t)
+	entered, release := holdPage(t, site, "/held.html")
+	// A browser that cannot start keeps this lean: the plain lane runs
+	// without it and is held at the page.
+	broken := filepath.Join(t.TempDir(), "no-browser")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"LEKTA_REDIS_PREFIX=" + storePrefix(t, raw)}
+	args := append([]string{"--redis-url", redisURL, "--report-ttl", "1h", "--timeout", "5s", "--chromium", broken}, siteArgs(site)...)
+	const page = "http://shop.example/held.html"
+	launch := func(name string) *lektaProc { return h.start(t, name, env, slices.Concat(args, []string{page})) }
+
+	holder := launch("holder")
+	select {
+	case <-entered:
+	case <-time.After(time.Minute):
+		t.Fatalf("the holder never reached the page:\n%s", holder.stderr.String())
+	}
+	// Killed at once, well inside its plain lane's 2 s share of the deadline.
+	if err := holder.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-holder.done
+	release()
+	joiner := launch("joiner")
+
+	res := joiner.result(t)
+	if res.code != exitNotRun || !strings.Contains(res.stderr, cache.ErrAbandoned.Error()) || res.report != nil {
+		t.Errorf("joiner: exit %d, report %+v, stderr %q; want exit 3 saying the audit was abandoned", res.code, res.report, res.stderr)
+	}
+	wantRefused(t, "the same URL after the crash", launch("after").result(t), "(1/1m)")
+	if n := len(site.HitsOf("shop.example", "/held.html")); n != 1 {
+		t.Errorf("the page was requested %d times, want once (by the crashed holder)", n)
 	}
 }
