@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -125,9 +126,13 @@ func (a *Auditor) run(ctx context.Context, target *url.URL, id string, trigger T
 	r.Lanes.Plain.Redirects, r.Lanes.Render.Redirects = []compare.Redirect{}, []compare.Redirect{}
 	r.Lanes.Plain.UserAgent, r.Lanes.Render.UserAgent = a.cfg.PlainUA, a.cfg.Renderer.UserAgent()
 	r.Lanes.Render.BlockedRequests = map[string]int{}
-	book := newRobotsBook(a)
+	// One transport serves robots.txt and the plain lane of this audit; its
+	// keep-alive connections to the site are closed when the audit ends.
+	tr := a.cfg.Guard.Transport()
+	defer tr.CloseIdleConnections()
+	book := newRobotsBook(a, tr)
 	if a.robotsAllow(ctx, book, target, r) {
-		plain := a.plainLane(ctx, target, book, &r.Lanes.Plain)
+		plain := a.plainLane(ctx, target, tr, book, &r.Lanes.Plain)
 		rendered := a.renderLane(ctx, target, book, &r.Lanes.Render)
 		a.finish(r, plain, rendered)
 	}
@@ -171,12 +176,12 @@ func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url
 }
 
 // plainLane runs the plain GET with its share of the deadline.
-func (a *Auditor) plainLane(ctx context.Context, target *url.URL, book *robotsBook, lr *LaneReport) *compare.Observed {
+func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundTripper, book *robotsBook, lr *LaneReport) *compare.Observed {
 	share := time.Duration(float64(remaining(ctx, a.cfg.Timeout)) * plainShare)
 	ctx, cancel := context.WithTimeout(ctx, min(share, maxPlain))
 	defer cancel()
 	cfg := plainget.Config{
-		Transport: a.cfg.Guard.Transport(),
+		Transport: tr,
 		UserAgent: a.cfg.PlainUA,
 		MaxBody:   a.cfg.MaxBody,
 		CheckHop: func(ctx context.Context, u *url.URL) error {

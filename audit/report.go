@@ -89,6 +89,9 @@ type Report struct {
 	Joined bool `json:"joined,omitempty"`
 	// RetryAfterS is set on rate_limited reports.
 	RetryAfterS int64 `json:"retry_after_s,omitempty"`
+	// Limit names the limit a rate_limited audit hit: "concurrency" or a
+	// window such as "1/1m".
+	Limit string `json:"limit,omitempty"`
 	// Agent is the product token the audit ran under.
 	Agent    string              `json:"agent"`
 	Verdict  *compare.Verdict    `json:"verdict,omitempty"`

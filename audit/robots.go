@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sync"
 
@@ -18,6 +19,7 @@ type RobotsSection = policy.RobotsReport
 // redirect hop of the plain lane, and the render lane's same-origin requests.
 type robotsBook struct {
 	a     *Auditor
+	tr    http.RoundTripper
 	mu    sync.Mutex
 	reads map[string]*robotsRead
 }
@@ -28,8 +30,8 @@ type robotsRead struct {
 	res  policy.RobotsResult
 }
 
-func newRobotsBook(a *Auditor) *robotsBook {
-	return &robotsBook{a: a, reads: map[string]*robotsRead{}}
+func newRobotsBook(a *Auditor, tr http.RoundTripper) *robotsBook {
+	return &robotsBook{a: a, tr: tr, reads: map[string]*robotsRead{}}
 }
 
 // result returns the robots.txt of u's origin, reading it on first use.
@@ -44,7 +46,7 @@ func (b *robotsBook) result(ctx context.Context, u *url.URL) policy.RobotsResult
 	b.mu.Unlock()
 	rd.once.Do(func() {
 		rd.res = policy.FetchRobots(ctx, policy.RobotsFetchConfig{
-			Transport: b.a.cfg.Guard.Transport(),
+			Transport: b.tr,
 			CheckURL:  b.a.cfg.Guard.CheckURL,
 			Logger:    b.a.cfg.Logger,
 		}, u, b.a.cfg.PlainUA)

@@ -172,7 +172,7 @@ func (a *Auditor) refusedReport(t *Ticket, adm cache.Admission) *Report {
 	}
 	return &Report{
 		Schema: Schema, ID: t.ID, URL: t.URL, Status: StatusRateLimited, Trigger: t.Trigger,
-		StartedAt: a.cfg.Now().UTC(), Agent: a.cfg.Token, RetryAfterS: max(wait, 1),
+		StartedAt: a.cfg.Now().UTC(), Agent: a.cfg.Token, RetryAfterS: max(wait, 1), Limit: adm.Reason,
 		Reason:   fmt.Sprintf("%s (%s); retry in %ds", why, adm.Reason, max(wait, 1)),
 		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
 	}

@@ -128,14 +128,10 @@ func (s *Server) finishRun(ctx context.Context, r *run) {
 // limitReason is the limiter constraint a rate_limited report names:
 // "concurrency" or a window such as "1/1m".
 func limitReason(rep *audit.Report) string {
-	// The auditor writes "… (REASON); retry in Ns".
-	msg := rep.Reason
-	end := strings.LastIndex(msg, "); retry in")
-	start := strings.LastIndex(msg[:max(end, 0)], " (")
-	if end < 0 || start < 0 {
+	if rep.Limit == "" {
 		return "host"
 	}
-	return msg[start+2 : end]
+	return rep.Limit
 }
 
 // hostOf is the host of a submitted URL for logs, or "" when it has none.
