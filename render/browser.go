@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"lekta.dev/lekta/compare"
@@ -111,6 +112,9 @@ type Browser struct {
 	execPath string
 	log      *slog.Logger
 
+	// inUse counts the renders holding a browser context.
+	inUse atomic.Int64
+
 	mu     sync.Mutex
 	inst   *instance
 	ua     string // the browser's own user agent
@@ -166,6 +170,8 @@ func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, e
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", req.URL, in.explain(ctx, err))
 	}
+	b.inUse.Add(1)
+	defer b.inUse.Add(-1)
 	defer t.close()
 	a := newAudit(b, in, t, req, u, start)
 	snap, err := a.run(ctx)

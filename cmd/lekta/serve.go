@@ -164,7 +164,7 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
 		},
 		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies,
-		Ready: readyChecks(p), ContextsInUse: contextsInUse(p), Logger: logger,
+		Ready: readyChecks(p), ContextsInUse: p.browser.ContextsInUse, Logger: logger,
 	}
 }
 
@@ -205,24 +205,5 @@ func shutdown(hs *http.Server, srv *server.Server, auditBudget time.Duration) er
 
 // readyChecks are /readyz's checks: the store answers, the browser is usable.
 func readyChecks(p *parts) []server.Check {
-	browser := func(ctx context.Context) error {
-		if b, ok := any(p.browser).(interface{ Ping(context.Context) error }); ok {
-			return b.Ping(ctx)
-		}
-		// Without a probe of its own, a browser that knows its own user
-		// agent has started; it restarts Chromium by itself when it dies.
-		if p.browser.UserAgent() == p.identity.RenderSuffix() {
-			return errors.New("the browser reports no user agent of its own")
-		}
-		return nil
-	}
-	return []server.Check{{Name: "store", Func: p.store.Ping}, {Name: "browser", Func: browser}}
-}
-
-// contextsInUse asks the browser how many contexts it holds, when it can say.
-func contextsInUse(p *parts) func() int {
-	if b, ok := any(p.browser).(interface{ ContextsInUse() int }); ok {
-		return b.ContextsInUse
-	}
-	return nil
+	return []server.Check{{Name: "store", Func: p.store.Ping}, {Name: "browser", Func: p.browser.Ping}}
 }
