@@ -30,12 +30,13 @@ type config struct {
 	deny      listFlag
 	chromium  string
 
-	redisURL    string
-	redisPrefix string
-	rate        string
-	concurrency int
-	cacheTTL    time.Duration
-	reportTTL   time.Duration
+	redisURL     string
+	redisCluster bool
+	redisPrefix  string
+	rate         string
+	concurrency  int
+	cacheTTL     time.Duration
+	reportTTL    time.Duration
 }
 
 // register adds the shared flags to fs.
@@ -49,6 +50,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.chromium, "chromium", "", "browser binary (default: chromium, chromium-browser or google-chrome on PATH)")
 	fs.StringVar(&c.redisURL, "redis-url", "", "redis://… shared store for limits, cache and reports; without it, an in-memory store in this process")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", cache.DefaultPrefix, "start of every Redis key, so several deployments (or test runs) can share one Redis; no braces")
+	fs.BoolVar(&c.redisCluster, "redis-cluster", false, "--redis-url names a node of a Redis Cluster (keys of one host share a hash slot)")
 	fs.StringVar(&c.rate, "rate", windowsString(def.Windows), "per-host start limits, N/duration pairs")
 	fs.IntVar(&c.concurrency, "per-host-concurrency", def.Concurrency, "audits of one host at a time")
 	fs.DurationVar(&c.cacheTTL, "cache-ttl", def.CacheTTL, "how long a result answers repeats of the same URL")
@@ -161,7 +163,7 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 	if c.redisURL == "" {
 		p.store, err = cache.NewMemoryStore(l, time.Now)
 	} else {
-		p.store, err = cache.NewRedisStore(ctx, c.redisURL, l, cache.RedisOptions{Prefix: c.redisPrefix, Logger: logger})
+		p.store, err = cache.NewRedisStore(ctx, c.redisURL, l, cache.RedisOptions{Prefix: c.redisPrefix, Cluster: c.redisCluster, Logger: logger})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
