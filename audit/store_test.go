@@ -387,8 +387,8 @@ func TestStoreRedisFailure(t *testing.T) {
 		a := within(t, 60*time.Second, "the audit", done)
 		// The site was audited once; its report comes back although it
 		// could not be stored, and the error says why.
-		if a.r == nil || a.r.Status != StatusComplete || !errors.Is(a.err, ErrUnavailable) {
-			t.Fatalf("Finish with Redis gone = %+v, %v; want the complete report and ErrUnavailable", a.r, a.err)
+		if a.r == nil || a.r.Status != StatusComplete || !errors.Is(a.err, ErrNotStored) {
+			t.Fatalf("Finish with Redis gone = %+v, %v; want the complete report and ErrNotStored", a.r, a.err)
 		}
 	})
 	t.Run("stopped then restarted", func(t *testing.T) {

@@ -17,6 +17,10 @@ var (
 	// ErrUnavailable: the shared store did not answer; no audit started
 	// (CLI exit 3, API 503 with Retry-After). It wraps cache.ErrUnavailable.
 	ErrUnavailable = fmt.Errorf("audit refused: %w", cache.ErrUnavailable)
+	// ErrNotStored: the audit ran and Finish returns its report, but the
+	// store failed while keeping it, so it is neither cached nor readable by
+	// id. It wraps cache.ErrUnavailable, not ErrUnavailable.
+	ErrNotStored = fmt.Errorf("the audit ran, but storing its report failed: %w", cache.ErrUnavailable)
 	// ErrNotFound: no report has that id (or it expired).
 	ErrNotFound = cache.ErrNotFound
 )
@@ -86,7 +90,8 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 
 // Finish returns the ticket's report: the ready one, the joined audit's, or
 // a new audit's, which it runs under the hard deadline and stores. Errors:
-// ErrUnavailable when the store failed, cache.ErrAbandoned when a joined
+// ErrUnavailable when the store failed before the audit, ErrNotStored
+// (with the report) when it failed after, cache.ErrAbandoned when a joined
 // audit ended without a result, and ctx's error.
 func (a *Auditor) Finish(ctx context.Context, t *Ticket) (*Report, error) {
 	switch {
@@ -146,7 +151,7 @@ func (a *Auditor) store(l cache.Lease, r *Report) error {
 	}
 	if err != nil {
 		if errors.Is(err, cache.ErrUnavailable) {
-			return unavailable(err)
+			return fmt.Errorf("%w (%w)", ErrNotStored, err)
 		}
 		return fmt.Errorf("store report: %w", err)
 	}

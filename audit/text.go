@@ -43,6 +43,9 @@ func (p *printer) header(r *Report) {
 	if r.Cached {
 		p.f("answered from the result cache (%ds old); the site was not contacted\n", r.CacheAgeS)
 	}
+	if r.Joined {
+		p.f("joined the audit of this URL that was already running; the site was contacted once for both\n")
+	}
 	if r.RetryAfterS > 0 {
 		p.f("retry after %ds\n", r.RetryAfterS)
 	}

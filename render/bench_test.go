@@ -51,7 +51,7 @@ func BenchmarkRender(b *testing.B) {
 // `chromium --headless --dump-dom` of the same page, process start included.
 func BenchmarkColdDumpDOM(b *testing.B) {
 	_, s := mustBrowser(b)
-	path, err := findBrowser("")
+	path, err := FindBrowser("")
 	if err != nil {
 		b.Skip(err)
 	}

@@ -127,7 +127,7 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 	if opts.Dial == nil {
 		return nil, errors.New("start browser: Options.Dial is required (the SSRF guard)")
 	}
-	path, err := findBrowser(opts.ExecPath)
+	path, err := FindBrowser(opts.ExecPath)
 	if err != nil {
 		return nil, err
 	}

@@ -92,8 +92,10 @@ func extraFlags(proxyAddr string, root bool) []flag {
 // browserNames are the binaries searched on PATH when Options.ExecPath is empty.
 var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
 
-// findBrowser resolves the browser binary.
-func findBrowser(execPath string) (string, error) {
+// FindBrowser resolves the browser binary: execPath when given, else the
+// first of chromium, chromium-browser and google-chrome on PATH. It starts
+// nothing; errors wrap ErrBrowserMissing.
+func FindBrowser(execPath string) (string, error) {
 	if execPath != "" {
 		p, err := exec.LookPath(execPath)
 		if err != nil {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/render"
 )
 
 const auditUsage = `usage: lekta audit [flags] URL
@@ -46,7 +46,7 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitBadInput, err)
 	}
 	// A missing browser is a setup error, reported before the store counts an audit.
-	if err := findBrowser(cfg.chromium); err != nil {
+	if _, err := render.FindBrowser(cfg.chromium); err != nil {
 		return exitWith(exitNotRun, err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -65,8 +65,7 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		// The audit ran, then the store failed: show the report anyway, since
 		// the site was contacted, but say that it may not be cached or kept.
-		cause := strings.TrimPrefix(err.Error(), audit.ErrUnavailable.Error()+": ")
-		return exitWith(exitNotRun, fmt.Errorf("the audit ran, but storing its report failed: %s", cause))
+		return exitWith(exitNotRun, err)
 	}
 	if !rep.Status.Ran() {
 		return exitWith(exitNotRun, fmt.Errorf("audit %s: %s", rep.Status, rep.Reason))

@@ -3,35 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/render"
 )
-
-// browserNames are the binaries looked for on PATH without --chromium; the
-// same list render searches.
-var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
-
-// findBrowser says whether the browser binary exists, without starting it,
-// so that "lekta audit" can refuse a missing browser before the store
-// counts an audit. Errors wrap render.ErrBrowserMissing.
-func findBrowser(execPath string) error {
-	if execPath != "" {
-		if _, err := exec.LookPath(execPath); err != nil {
-			return fmt.Errorf("%w: %s: %w", render.ErrBrowserMissing, execPath, err)
-		}
-		return nil
-	}
-	for _, name := range browserNames {
-		if _, err := exec.LookPath(name); err == nil {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: none of %s on PATH", render.ErrBrowserMissing, strings.Join(browserNames, ", "))
-}
 
 // lazyBrowser is the auditor's render lane. It starts Chromium on first
 // use, so an audit the store answers (cached, joined or refused) never
