@@ -21,13 +21,26 @@ import (
 // maxEncodings caps stacked Content-Encoding layers ("gzip, br").
 const maxEncodings = 2
 
+// sniffLen is how much of a body without a Content-Type is sniffed (the
+// WHATWG MIME Sniffing standard reads at most 512 bytes).
+const sniffLen = 512
+
 // readBody reads the decoded body into snap, at most max bytes. Text bodies
 // are converted to UTF-8; other media types are counted and dropped, since
-// nothing in them can be extracted.
+// nothing in them can be extracted. A body without a Content-Type is sniffed
+// as browsers do, so a PDF or an image sent without one is not read as HTML.
 func readBody(resp *http.Response, max int64, snap *compare.Snapshot) error {
 	r, err := decoded(resp)
 	if err != nil {
 		return err
+	}
+	if snap.ContentType == "" {
+		br := bufio.NewReaderSize(r, sniffLen)
+		head, _ := br.Peek(sniffLen) // a shorter body, or an error the reads below meet again
+		if mt := mediaType(http.DetectContentType(head)); !isText(mt) {
+			snap.ContentType = mt
+		}
+		r = br
 	}
 	if !isText(snap.ContentType) {
 		n, err := io.Copy(io.Discard, io.LimitReader(r, max+1))
