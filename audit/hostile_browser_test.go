@@ -15,7 +15,7 @@ import (
 // survives, no goroutine is left over, and the next audit on the same
 // browser works.
 func TestHostileBrowserPages(t *testing.T) {
-	h := mustHostile(t, nil, func(c *Config) { c.Timeout = 8 * time.Second })
+	h := mustHostile(t, hostileOptions{config: func(c *Config) { c.Timeout = 8 * time.Second }})
 	tests := []struct {
 		name, path string
 		// status is the status the audit must end with.

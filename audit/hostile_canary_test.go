@@ -21,7 +21,7 @@ import (
 // report, and nothing reaches the canary, through the real guard, plain
 // lane, browser and pipeline.
 func TestHostileCanary(t *testing.T) {
-	h := mustHostile(t, nil, nil)
+	h := mustHostile(t, hostileOptions{})
 	h.site.Handle("/hostile/refresh-header", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Refresh", "0; url=http://127.0.0.1:"+strconv.Itoa(h.canary.port)+"/refresh-header")
@@ -88,7 +88,7 @@ func TestHostileDNSRebinding(t *testing.T) {
 		}
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, true
 	}
-	h = mustHostile(t, dyn, nil)
+	h = mustHostile(t, hostileOptions{dns: dyn})
 	// The canary sits on the site's port of another loopback address, so
 	// only the address tells them apart.
 	c = startCanary(t, "127.0.0.2:"+strconv.Itoa(int(h.port)))

@@ -51,7 +51,7 @@ func (h *hostileEnv) handleRedirects() {
 // recorded as a lane finding with the cause, each hop requested once (no
 // retry), and nothing reaches the canary.
 func TestHostileRedirects(t *testing.T) {
-	h := mustHostile(t, nil, nil)
+	h := mustHostile(t, hostileOptions{})
 	h.handleRedirects()
 	c, c6 := strconv.Itoa(h.canary.port), strconv.Itoa(h.canary.port6)
 	to := func(loc string) string { return "/hostile/redirect?to=" + url.QueryEscape(loc) }

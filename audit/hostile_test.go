@@ -173,9 +173,19 @@ func (r hostileResolver) LookupNetIP(_ context.Context, network, host string) ([
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
-// mustHostile starts a hostile env. dyn, when set, answers DNS for names
-// it knows before the fixed ones; mod adjusts the auditor's Config.
-func mustHostile(tb testing.TB, dyn func(host string) ([]netip.Addr, bool), mod func(*Config)) *hostileEnv {
+// hostileOptions adjust mustHostile.
+type hostileOptions struct {
+	// dns, when set, answers DNS for the names it knows, before the
+	// fixed ones (rebind.example and rebind6.example).
+	dns func(host string) ([]netip.Addr, bool)
+	// guard adjusts the guard's configuration after mustHostile's own.
+	guard func(*env, *policy.GuardConfig)
+	// config adjusts the auditor's Config.
+	config func(*Config)
+}
+
+// mustHostile starts a hostile env.
+func mustHostile(tb testing.TB, o hostileOptions) *hostileEnv {
 	tb.Helper()
 	h := &hostileEnv{canary: startCanary(tb)}
 	e := mustEnvGuard(tb, func(e *env, gc *policy.GuardConfig) {
@@ -187,11 +197,14 @@ func mustHostile(tb testing.TB, dyn func(host string) ([]netip.Addr, bool), mod 
 		if h.canary.port6 != h.canary.port {
 			gc.AllowPorts = append(gc.AllowPorts, uint16(h.canary.port6))
 		}
-		gc.Resolver = hostileResolver{dyn: dyn, fixed: map[string][]netip.Addr{
+		gc.Resolver = hostileResolver{dyn: o.dns, fixed: map[string][]netip.Addr{
 			"rebind.example":  {netip.MustParseAddr("127.0.0.1")},
 			"rebind6.example": {netip.MustParseAddr("::1")},
 		}}
-	}, mod)
+		if o.guard != nil {
+			o.guard(e, gc)
+		}
+	}, o.config)
 	h.env = e
 	e.site.Handle("/hostile/", http.HandlerFunc(h.servePage))
 	return h
