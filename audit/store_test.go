@@ -2,25 +2,16 @@ package audit
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 )
@@ -73,9 +64,9 @@ var storeKinds = []storeKind{
 	}},
 	{"redis", func(tb testing.TB, clock func() time.Time) cache.Store {
 		tb.Helper()
-		url, raw := mustSharedRedis(tb)
+		url, raw := redistest.Shared(tb)
 		s, err := cache.NewRedisStore(context.Background(), url, productionLimits(), cache.RedisOptions{
-			Prefix: uniqueRedisPrefix(tb, raw), Clock: clock,
+			Prefix: redistest.Prefix(tb, raw), Clock: clock,
 			// Generous: this machine is shared; fail-closed timing is tested below.
 			CallTimeout: 2 * time.Second, PollInterval: 50 * time.Millisecond,
 		})
@@ -319,14 +310,13 @@ func wantOneAudit(tb testing.TB, site *testsite.Site, host, path string) {
 // its port, the same Auditor and store audit again, as a long-lived serve
 // process needs.
 func TestStoreRedisFailure(t *testing.T) {
-	srv := startPrivateRedis(t)
-	store, err := cache.NewRedisStore(context.Background(), srv.url(), productionLimits(), cache.RedisOptions{})
+	srv := redistest.StartPrivate(t)
+	store, err := cache.NewRedisStore(context.Background(), srv.URL(), productionLimits(), cache.RedisOptions{})
 	if err != nil {
 		t.Fatalf("open the Redis store: %v", err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	e := mustEnv(t, func(c *Config) { c.Store = store })
-	admin := srv.client(t)
 	ctx := context.Background()
 
 	wantDown := func(t *testing.T, rawURL string) {
@@ -357,13 +347,9 @@ func TestStoreRedisFailure(t *testing.T) {
 
 	t.Run("paused", func(t *testing.T) {
 		// Under PAUSE ALL even UNPAUSE waits, so the pause is short.
-		if err := admin.Do(ctx, "CLIENT", "PAUSE", "3000", "ALL").Err(); err != nil {
-			t.Fatalf("client pause: %v", err)
-		}
+		srv.Pause(t, 3*time.Second)
 		wantDown(t, "http://shop.example/index.html")
-		if err := admin.Do(ctx, "CLIENT", "UNPAUSE").Err(); err != nil {
-			t.Fatalf("client unpause: %v", err)
-		}
+		srv.Unpause(t)
 		wantWorks(t, "http://shop.example/index.html")
 	})
 	t.Run("stopped during an audit", func(t *testing.T) {
@@ -382,7 +368,7 @@ func TestStoreRedisFailure(t *testing.T) {
 			done <- answer{r, err}
 		}()
 		within(t, 30*time.Second, "the audit reaching the page", entered)
-		srv.stop()
+		srv.Kill()
 		release()
 		a := within(t, 60*time.Second, "the audit", done)
 		// The site was audited once; its report comes back although it
@@ -392,12 +378,12 @@ func TestStoreRedisFailure(t *testing.T) {
 		}
 	})
 	t.Run("stopped then restarted", func(t *testing.T) {
-		srv.stop()
+		srv.Kill()
 		wantDown(t, "http://other.example/index.html")
 		if _, err := e.auditor.Report(ctx, "anything"); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("Report with Redis stopped: %v, want ErrUnavailable", err)
 		}
-		srv.start(t) // empty again: no persistence
+		srv.Start(t) // empty again: no persistence
 		wantWorks(t, "http://other.example/index.html")
 	})
 }
@@ -417,133 +403,4 @@ func eventuallySubmit(tb testing.TB, a *Auditor, rawURL string) *Ticket {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// needPart fails the test under CI and skips it otherwise.
-func needPart(tb testing.TB, format string, args ...any) {
-	tb.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("CI") != "" {
-		tb.Fatalf("%s (CI is set, so this fails instead of skipping)", msg)
-	}
-	tb.Skipf("%s; skipping (set CI to make this a failure)", msg)
-}
-
-// mustSharedRedis returns the URL of the shared test Redis
-// (LEKTA_TEST_REDIS_URL, or 127.0.0.1:6379) and a raw client to it.
-func mustSharedRedis(tb testing.TB) (string, *redis.Client) {
-	tb.Helper()
-	u := os.Getenv("LEKTA_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	o, err := redis.ParseURL(u)
-	if err != nil {
-		tb.Fatalf("parse LEKTA_TEST_REDIS_URL: %v", err)
-	}
-	c := redis.NewClient(o)
-	tb.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		needPart(tb, "no Redis answers at %s: %v", o.Addr, err)
-	}
-	return u, c
-}
-
-// uniqueRedisPrefix returns a fresh key prefix and deletes its keys when the
-// test ends; the shared database is never flushed.
-func uniqueRedisPrefix(tb testing.TB, raw *redis.Client) string {
-	tb.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "lekta-test:audit:" + hex.EncodeToString(b[:]) + ":"
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		iter := raw.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			_ = raw.Unlink(ctx, iter.Val()).Err()
-		}
-		if err := iter.Err(); err != nil {
-			tb.Logf("cleanup of %s*: %v", prefix, err)
-		}
-	})
-	return prefix
-}
-
-// privateRedis is a redis-server of one test's own, which it may pause,
-// stop and restart on the same port without touching the shared one.
-type privateRedis struct {
-	port int
-	dir  string
-	cmd  *exec.Cmd
-}
-
-// startPrivateRedis starts a redis-server without persistence on a free
-// port in a temporary directory; it is killed when the test ends.
-func startPrivateRedis(tb testing.TB) *privateRedis {
-	tb.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		needPart(tb, "redis-server is not installed: %v", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("find a free port: %v", err)
-	}
-	p := &privateRedis{port: l.Addr().(*net.TCPAddr).Port, dir: tb.TempDir()}
-	_ = l.Close()
-	p.start(tb)
-	tb.Cleanup(p.stop)
-	return p
-}
-
-func (p *privateRedis) addr() string { return "127.0.0.1:" + strconv.Itoa(p.port) }
-
-func (p *privateRedis) url() string { return "redis://" + p.addr() }
-
-// start runs the server and waits until it answers PING.
-func (p *privateRedis) start(tb testing.TB) {
-	tb.Helper()
-	p.cmd = exec.Command("redis-server", "--port", strconv.Itoa(p.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", p.dir, "--protected-mode", "no",
-		"--loglevel", "warning", "--logfile", filepath.Join(p.dir, "redis.log"))
-	if err := p.cmd.Start(); err != nil {
-		tb.Fatalf("start redis-server: %v", err)
-	}
-	c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(p.dir, "redis.log"))
-			tb.Fatalf("private redis-server on %s did not answer: %v\n%s", p.addr(), err, log)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// stop kills the server, as a crash would, and waits for it to exit.
-func (p *privateRedis) stop() {
-	if p.cmd == nil || p.cmd.Process == nil {
-		return
-	}
-	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
-	p.cmd = nil
-}
-
-// client returns a raw client to the server, for CLIENT PAUSE and the like.
-func (p *privateRedis) client(tb testing.TB) *redis.Client {
-	tb.Helper()
-	// UNPAUSE waits for the pause to end, so reads get time.
-	c := redis.NewClient(&redis.Options{Addr: p.addr(), ReadTimeout: 10 * time.Second})
-	tb.Cleanup(func() { _ = c.Close() })
-	return c
 }

@@ -25,12 +25,7 @@ func benchStores(b *testing.B, l Limits) []benchStore {
 		b.Fatal(err)
 	}
 	out := []benchStore{{name: "memory", s: m}}
-	url, raw := mustRedis(b)
-	s, err := NewRedisStore(bg, url, l, RedisOptions{Prefix: uniquePrefix(b, raw), CallTimeout: 2 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = s.Close() })
+	s, _ := sharedStore(b, l)
 	c := &countCommands{}
 	s.client.AddHook(c)
 	return append(out, benchStore{name: "redis", s: s, cmds: c})

@@ -78,7 +78,7 @@ func TestHostKeysShareSlot(t *testing.T) {
 // cluster-mode redis-server, so the slot test above proves what it claims.
 func TestSlotsMatchRedis(t *testing.T) {
 	t.Parallel()
-	c := startCluster(t).client(t)
+	c := startCluster(t).Client(t)
 	k := keyspace{prefix: DefaultPrefix}
 	keys := append(hostKeys(k, "https://shop.example/a", "id1"), hostKeys(k, "http://[::1]:8080/", "x")...)
 	keys = append(keys, k.report("r1"), "123456789", "{}x", "a{}{b}", "{user1000}.following")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"lekta.dev/lekta/internal/redistest"
 )
 
 // newRedisHarnessAt returns a factory of stores on the Redis at url, each
@@ -20,7 +21,7 @@ func newRedisHarnessAt(url string, raw *redis.Client, cluster bool) factory {
 	return func(t *testing.T, l Limits, poll time.Duration) harness {
 		t.Helper()
 		clock := newTestClock()
-		prefix := uniquePrefix(t, raw)
+		prefix := redistest.Prefix(t, raw)
 		// The suite checks semantics; a generous CallTimeout keeps a loaded
 		// machine from turning into ErrUnavailable. The Redis-down and pause
 		// tests use the production default.
@@ -47,7 +48,7 @@ func newRedisHarnessAt(url string, raw *redis.Client, cluster bool) factory {
 
 func TestRedisStoreContract(t *testing.T) {
 	t.Parallel()
-	url, raw := mustRedis(t)
+	url, raw := redistest.Shared(t)
 	runStoreContract(t, newRedisHarnessAt(url, raw, false))
 }
 
@@ -57,15 +58,15 @@ func TestRedisStoreContract(t *testing.T) {
 func TestRedisClusterContract(t *testing.T) {
 	t.Parallel()
 	p := startCluster(t)
-	runStoreContract(t, newRedisHarnessAt(p.url(), p.client(t), true))
+	runStoreContract(t, newRedisHarnessAt(p.URL(), p.Client(t), true))
 }
 
 // startCluster starts a private one-node Redis Cluster owning every slot.
-func startCluster(tb testing.TB) *redisProc {
+func startCluster(tb testing.TB) *redistest.Private {
 	tb.Helper()
-	p := startRedisProc(tb, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+	p := redistest.StartPrivate(tb, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 		"--cluster-announce-ip", "127.0.0.1")
-	c := p.client(tb)
+	c := p.Client(tb)
 	if err := c.Do(bg, "CLUSTER", "ADDSLOTSRANGE", "0", "16383").Err(); err != nil {
 		tb.Fatalf("cluster addslotsrange: %v", err)
 	}
@@ -94,12 +95,7 @@ func containsLine(s, line string) bool {
 // TestRedisServerTime runs decisions on Redis TIME, as production does.
 func TestRedisServerTime(t *testing.T) {
 	t.Parallel()
-	url, raw := mustRedis(t)
-	s, err := NewRedisStore(bg, url, Defaults(), RedisOptions{Prefix: uniquePrefix(t, raw), CallTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatalf("NewRedisStore: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s, raw := sharedStore(t, Defaults())
 	l := mustAdmit(t, s, urlA, "id1")
 	a, err := s.Admit(bg, urlB, "id2")
 	if err != nil || a.Decision != Refused || a.Reason != ReasonConcurrency ||
@@ -147,12 +143,7 @@ func (c *countCommands) ProcessPipelineHook(next redis.ProcessPipelineHook) redi
 // single command once the scripts are loaded.
 func TestRedisOneRoundTrip(t *testing.T) {
 	t.Parallel()
-	url, raw := mustRedis(t)
-	s, err := NewRedisStore(bg, url, Defaults(), RedisOptions{Prefix: uniquePrefix(t, raw), CallTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatalf("NewRedisStore: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s, _ := sharedStore(t, Defaults())
 	run(t, s, urlA, "warm") // loads the scripts
 	var c countCommands
 	s.client.AddHook(&c)
@@ -184,16 +175,11 @@ func TestRedisOneRoundTrip(t *testing.T) {
 // again once Redis is back on its address, without a restart.
 func TestRedisDown(t *testing.T) {
 	t.Parallel()
-	p := startRedisProc(t)
-	clock := newTestClock()
-	// s has the production timeouts; setup, with generous ones, prepares
-	// state without being the thing under test on a loaded machine.
-	s := newPrivateStore(t, p, clock, DefaultCallTimeout)
-	setup := newPrivateStore(t, p, clock, 2*time.Second)
+	p, s, setup := privateStores(t)
 	run(t, setup, urlA, "before")
 	held := mustAdmit(t, setup, urlOther, "held")
 
-	p.stop(t)
+	p.Kill()
 	calls := []struct {
 		name string
 		call func() error
@@ -213,20 +199,31 @@ func TestRedisDown(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewRedisStore(bg, p.url(), Defaults(), RedisOptions{}); !isUnavailable(err) {
+	if _, err := NewRedisStore(bg, p.URL(), Defaults(), RedisOptions{}); !isUnavailable(err) {
 		t.Fatalf("NewRedisStore with Redis down: %v, want ErrUnavailable", err)
 	}
 
-	p.start(t) // back, empty (no persistence), on the same port
+	p.Start(t) // back, empty (no persistence), on the same port
 	if a := eventually(t, s, urlB, "after"); a.Decision != Admitted {
 		t.Fatalf("Admit after Redis came back = %+v, want admitted", a)
 	}
 }
 
-// newPrivateStore is a store on a private server with the default prefix.
-func newPrivateStore(t *testing.T, p *redisProc, clock *testClock, timeout time.Duration) *RedisStore {
+// privateStores starts a private Redis and opens two stores on it sharing
+// one test clock: s has the production call timeout and is the store under
+// test; setup has a generous one, so preparing state is not the thing under
+// test on a loaded machine.
+func privateStores(t *testing.T) (p *redistest.Private, s, setup *RedisStore) {
 	t.Helper()
-	s, err := NewRedisStore(bg, p.url(), Defaults(), RedisOptions{Clock: clock.Now, PollInterval: fastPoll, CallTimeout: timeout})
+	p = redistest.StartPrivate(t)
+	clock := newTestClock()
+	return p, newPrivateStore(t, p, clock, DefaultCallTimeout), newPrivateStore(t, p, clock, 2*time.Second)
+}
+
+// newPrivateStore is a store on a private server with the default prefix.
+func newPrivateStore(t *testing.T, p *redistest.Private, clock *testClock, timeout time.Duration) *RedisStore {
+	t.Helper()
+	s, err := NewRedisStore(bg, p.URL(), Defaults(), RedisOptions{Clock: clock.Now, PollInterval: fastPoll, CallTimeout: timeout})
 	if err != nil {
 		t.Fatalf("NewRedisStore: %v", err)
 	}
@@ -256,17 +253,11 @@ func eventually(t *testing.T, s Store, url, id string) Admission {
 // the pause ends a retry with the same id is admitted exactly once.
 func TestRedisPaused(t *testing.T) {
 	t.Parallel()
-	p := startRedisProc(t)
-	clock := newTestClock()
-	s := newPrivateStore(t, p, clock, DefaultCallTimeout)
-	setup := newPrivateStore(t, p, clock, 2*time.Second)
+	p, s, setup := privateStores(t)
 	run(t, setup, urlOther, "warm")
-	admin := p.client(t)
 	// Under PAUSE ALL even CLIENT UNPAUSE waits, so the pause is short and
 	// the stalled calls run side by side well inside it.
-	if err := admin.Do(bg, "CLIENT", "PAUSE", "3000", "ALL").Err(); err != nil {
-		t.Fatalf("client pause: %v", err)
-	}
+	p.Pause(t, 3*time.Second)
 	calls := map[string]func() error{
 		"admit":  func() error { _, err := s.Admit(bg, urlA, "paused"); return err },
 		"lookup": func() error { _, _, err := s.Lookup(bg, urlOther); return err },
@@ -290,10 +281,8 @@ func TestRedisPaused(t *testing.T) {
 		}
 	}
 	// Wait out the pause: this UNPAUSE itself is held until the pause ends.
-	if err := admin.Do(bg, "CLIENT", "UNPAUSE").Err(); err != nil {
-		t.Fatalf("client unpause: %v", err)
-	}
-	ran := admin.ZScore(bg, s.keys.lease("shop.example"), "paused").Err() == nil
+	p.Unpause(t)
+	ran := p.Client(t).ZScore(bg, s.keys.lease("shop.example"), "paused").Err() == nil
 	t.Logf("the timed-out admission ran after the pause: %v", ran)
 	// Idempotent whether or not the timed-out call ran.
 	if a := eventually(t, s, urlA, "paused"); a.Decision != Admitted {
@@ -304,12 +293,7 @@ func TestRedisPaused(t *testing.T) {
 
 func TestNewRedisStoreErrors(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "redis://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	_ = l.Close()
+	closed := "redis://127.0.0.1:" + strconv.Itoa(redistest.FreePort(t))
 	bad := Defaults()
 	bad.Windows = nil
 	cases := []struct {

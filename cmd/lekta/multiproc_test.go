@@ -19,6 +19,7 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 )
@@ -31,7 +32,7 @@ import (
 // does not answer refusing the audit.
 func TestMultiProcess(t *testing.T) {
 	chromium := serveNeeds(t, "chromium", "chromium-browser", "google-chrome")
-	redisURL, raw := storeNeedsRedis(t)
+	redisURL, raw := redistest.Shared(t)
 	h := newLektaHarness(t, chromium)
 	t.Run("one audit for every process", func(t *testing.T) { multiProcessAudit(t, h, redisURL, raw) })
 	t.Run("holder crashes", func(t *testing.T) { multiProcessCrash(t, h, redisURL, raw) })
@@ -191,7 +192,7 @@ func multiProcessAudit(t *testing.T, h *lektaHarness, redisURL string, raw *redi
 	site := testsite.Start(t)
 	site.SetRobots("shop.example", http.StatusOK, "User-agent: *\nAllow: /\n")
 	entered, release := holdPage(t, site, "/held.html")
-	prefix := storePrefix(t, raw)
+	prefix := redistest.Prefix(t, raw)
 	// The prefix comes through the environment, testing that fallback too.
 	// The limits are the production ones: while the audit runs, another URL
 	// waits longest for the lease (75 s deadline + 15 s > the 1/1m window),
@@ -252,7 +253,7 @@ func multiProcessAudit(t *testing.T, h *lektaHarness, redisURL string, raw *redi
 	if n := h.launchCount(t); n != 1 {
 		t.Errorf("the processes started Chromium %d times, want 1 (only the one that ran the audit)", n)
 	}
-	if keys := storeKeys(t, raw, prefix); len(keys) == 0 {
+	if keys := redistest.Keys(t, raw, prefix); len(keys) == 0 {
 		t.Errorf("no Redis keys under LEKTA_REDIS_PREFIX %q", prefix)
 	}
 }
@@ -340,7 +341,7 @@ func wantOneAuditOf(tb testing.TB, site *testsite.Site, host, path string) {
 func multiProcessStoreDown(t *testing.T, h *lektaHarness) {
 	site := testsite.Start(t)
 	launches := h.launchCount(t)
-	args := append([]string{"--redis-url", fmt.Sprintf("redis://127.0.0.1:%d/0", freePort(t))}, siteArgs(site)...)
+	args := append([]string{"--redis-url", fmt.Sprintf("redis://127.0.0.1:%d/0", redistest.FreePort(t))}, siteArgs(site)...)
 	res := h.start(t, "store-down", nil, append(args, "http://shop.example/index.html")).result(t)
 	lines := strings.Split(strings.TrimSpace(res.stderr), "\n")
 	if res.code != exitNotRun || len(lines) != 1 || !strings.HasPrefix(lines[0], "lekta: ") || !strings.Contains(lines[0], "store unavailable") {
@@ -370,7 +371,7 @@ func multiProcessCrash(t *testing.T, h *lektaHarness, redisURL string, raw *redi
 	if err := os.WriteFile(broken, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"LEKTA_REDIS_PREFIX=" + storePrefix(t, raw)}
+	env := []string{"LEKTA_REDIS_PREFIX=" + redistest.Prefix(t, raw)}
 	args := append([]string{"--redis-url", redisURL, "--report-ttl", "1h", "--timeout", "5s", "--chromium", broken}, siteArgs(site)...)
 	const page = "http://shop.example/held.html"
 	launch := func(name string) *lektaProc { return h.start(t, name, env, slices.Concat(args, []string{page})) }

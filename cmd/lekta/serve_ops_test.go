@@ -5,13 +5,12 @@ import (
 	"html"
 	"net"
 	"net/http"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/internal/testsite"
 )
 
@@ -46,25 +45,9 @@ func TestServeBotPageFollowsFlags(t *testing.T) {
 // refused with 503 and Retry-After, nothing reaches the site, and /readyz
 // says not ready.
 func TestServeStoreDown(t *testing.T) {
-	bin := serveNeeds(t, "redis-server")
-	port := freePort(t)
-	redis := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-	if err := redis.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	stopRedis := func() {
-		if !stopped {
-			stopped = true
-			redis.Process.Kill()
-			redis.Wait()
-		}
-	}
-	t.Cleanup(stopRedis)
-	waitTCP(t, fmt.Sprintf("127.0.0.1:%d", port))
-
+	store := redistest.StartPrivate(t)
 	site := testsite.Start(t)
-	s := startServe(t, site, []string{"shop.example"}, "--redis-url", fmt.Sprintf("redis://127.0.0.1:%d/0", port))
+	s := startServe(t, site, []string{"shop.example"}, "--redis-url", store.URL())
 	if strings.Contains(s.stderr.String(), "no --redis-url") {
 		t.Error("the per-process warning was printed although --redis-url was given")
 	}
@@ -72,7 +55,7 @@ func TestServeStoreDown(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("/readyz with Redis up: %d %s", resp.StatusCode, b)
 	}
-	stopRedis()
+	store.Kill()
 
 	resp, b = s.postAPI("http://shop.example/index.html")
 	if code := serveErrorCode(t, resp, b, http.StatusServiceUnavailable, true); code != "unavailable" {
@@ -166,15 +149,12 @@ func TestServeQueueFullAndGracefulShutdown(t *testing.T) {
 	}
 }
 
-// freePort returns a TCP port free at the moment.
+// freePort returns a TCP port free at the moment. The Redis tests here use
+// internal/redistest; freePort and waitTCP keep their names for tests
+// written alongside, and may go once nothing calls them.
 func freePort(tb testing.TB) int {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return redistest.FreePort(tb)
 }
 
 // waitTCP waits until addr accepts connections.

@@ -3,84 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/internal/testsite"
 )
-
-// storeURL is the shared test Redis: LEKTA_TEST_REDIS_URL, or the local one.
-func storeURL() string {
-	if u := os.Getenv("LEKTA_TEST_REDIS_URL"); u != "" {
-		return u
-	}
-	return "redis://127.0.0.1:6379/0"
-}
-
-// storeNeedsRedis returns the shared test Redis's URL and a raw client to
-// it; it fails under CI, and skips otherwise, when no Redis answers.
-func storeNeedsRedis(tb testing.TB) (string, *redis.Client) {
-	tb.Helper()
-	u := storeURL()
-	o, err := redis.ParseURL(u)
-	if err != nil {
-		tb.Fatalf("parse LEKTA_TEST_REDIS_URL: %v", err)
-	}
-	c := redis.NewClient(o)
-	tb.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("no Redis answers at %s: %v (CI must provide one; make test starts it)", o.Addr, err)
-		}
-		tb.Skipf("no Redis answers at %s: %v; skipping (set CI to make this a failure)", o.Addr, err)
-	}
-	return u, c
-}
-
-// storePrefix returns a key prefix of this test's own and deletes its keys
-// when the test ends; the shared database is never flushed.
-func storePrefix(tb testing.TB, raw *redis.Client) string {
-	tb.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	prefix := "lekta-test:cli:" + hex.EncodeToString(b[:]) + ":"
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		for _, k := range storeKeys(tb, raw, prefix) {
-			_ = raw.Unlink(ctx, k).Err()
-		}
-	})
-	return prefix
-}
-
-// storeKeys lists the keys under prefix.
-func storeKeys(tb testing.TB, raw *redis.Client, prefix string) []string {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var keys []string
-	iter := raw.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
-	}
-	if err := iter.Err(); err != nil {
-		tb.Errorf("scan %s*: %v", prefix, err)
-	}
-	return keys
-}
 
 // siteArgs are the flags that map every test host to site.
 func siteArgs(site *testsite.Site) []string {
@@ -104,22 +35,18 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 // answering, lekta audit refuses with exit 3 and one clear line, prints no
 // report, starts no browser and sends nothing to the site.
 func TestAuditStoreUnavailable(t *testing.T) {
-	closed := fmt.Sprintf("redis://127.0.0.1:%d/0", freePort(t))
-	paused := startStoreRedis(t)
-	admin := redis.NewClient(&redis.Options{Addr: paused.addr, ReadTimeout: 10 * time.Second})
-	t.Cleanup(func() { _ = admin.Close() })
+	closed := fmt.Sprintf("redis://127.0.0.1:%d/0", redistest.FreePort(t))
+	paused := redistest.StartPrivate(t)
 
 	cases := []struct {
 		name, url string
 		before    func(t *testing.T)
 	}{
 		{name: "nothing listening", url: closed},
-		{name: "paused", url: paused.url(), before: func(t *testing.T) {
-			if err := admin.Do(context.Background(), "CLIENT", "PAUSE", "3000", "ALL").Err(); err != nil {
-				t.Fatalf("client pause: %v", err)
-			}
+		{name: "paused", url: paused.URL(), before: func(t *testing.T) {
+			paused.Pause(t, 3*time.Second)
 			// UNPAUSE waits for the pause to end, so the next test finds Redis free.
-			t.Cleanup(func() { _ = admin.Do(context.Background(), "CLIENT", "UNPAUSE").Err() })
+			t.Cleanup(func() { paused.Unpause(t) })
 		}},
 	}
 	for _, tc := range cases {
@@ -147,48 +74,15 @@ func TestAuditStoreUnavailable(t *testing.T) {
 	}
 }
 
-// storeRedis is a redis-server of one test's own, without persistence.
-type storeRedis struct {
-	addr string
-	cmd  *exec.Cmd
-}
-
-// startStoreRedis starts a private redis-server on a free port; it is
-// killed when the test ends, if the test has not killed it before.
-func startStoreRedis(tb testing.TB) *storeRedis {
-	tb.Helper()
-	bin := serveNeeds(tb, "redis-server")
-	port := freePort(tb)
-	s := &storeRedis{addr: "127.0.0.1:" + strconv.Itoa(port)}
-	s.cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", tb.TempDir())
-	if err := s.cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.kill)
-	waitTCP(tb, s.addr)
-	return s
-}
-
-func (s *storeRedis) url() string { return "redis://" + s.addr + "/0" }
-
-// kill stops the server as a crash would.
-func (s *storeRedis) kill() {
-	if s.cmd != nil {
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-		s.cmd = nil
-	}
-}
-
 // TestAuditStoreLostMidAudit stops Redis while lekta audit is at the site:
 // the audit that ran still prints its report, and the exit status and
 // message say that it was not stored.
 func TestAuditStoreLostMidAudit(t *testing.T) {
 	serveNeeds(t, "chromium", "chromium-browser", "google-chrome")
-	store := startStoreRedis(t)
+	store := redistest.StartPrivate(t)
 	site := testsite.Start(t)
 	entered, release := holdPage(t, site, "/held.html")
-	args := append([]string{"audit", "--json", "--redis-url", store.url()}, siteArgs(site)...)
+	args := append([]string{"audit", "--json", "--redis-url", store.URL()}, siteArgs(site)...)
 	args = append(args, "http://shop.example/held.html")
 	type result struct {
 		code        int
@@ -206,7 +100,7 @@ func TestAuditStoreLostMidAudit(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("lekta audit never reached the site")
 	}
-	store.kill()
+	store.Kill()
 	release()
 	var res result
 	select {
@@ -253,9 +147,9 @@ func TestAuditRedisPrefixFlag(t *testing.T) {
 // audit; no later run starts a browser.
 func BenchmarkCLICacheHit(b *testing.B) {
 	serveNeeds(b, "chromium", "chromium-browser", "google-chrome")
-	url, raw := storeNeedsRedis(b)
+	url, raw := redistest.Shared(b)
 	site := testsite.Start(b)
-	args := append([]string{"audit", "--json", "--redis-url", url, "--redis-prefix", storePrefix(b, raw),
+	args := append([]string{"audit", "--json", "--redis-url", url, "--redis-prefix", redistest.Prefix(b, raw),
 		"--report-ttl", "1h"}, siteArgs(site)...)
 	args = append(args, "http://shop.example/index.html")
 	code, out, errOut := runCLI(args...)
