@@ -106,13 +106,29 @@ func (g *Guard) admit(addr string, cands []netip.AddrPort) ([]netip.AddrPort, er
 			if c.String() == addr {
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w (for %s)", err, addr)
+			return nil, fmt.Errorf("%w: %s resolves to %s", ErrBlockedAddress, addr, g.resolvedRefusal(c))
 		}
 	}
 	if len(cands) > MaxDialAttempts {
 		cands = cands[:MaxDialAttempts]
 	}
 	return cands, nil
+}
+
+// resolvedRefusal says why a resolved address is refused without naming
+// it: refusals reach the person who submitted the URL (and, through the
+// proxy, page script), and the addresses internal names resolve to, or the
+// operator's denied ranges, are not theirs to learn.
+func (g *Guard) resolvedRefusal(ap netip.AddrPort) string {
+	ip := ap.Addr().Unmap()
+	why := specialUse(ip)
+	switch {
+	case why != "" && !strings.ContainsAny(why, "0123456789"):
+		return why
+	case why != "" || g.addrRefusal(ip) != "":
+		return "an address LektaBot does not connect to"
+	}
+	return fmt.Sprintf("a port that is not allowed (%d)", ap.Port())
 }
 
 // CheckAddrPort says whether the guard lets a connection go to ap: an exact
