@@ -497,3 +497,19 @@ func TestVerdictSummary(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffNotHTMLHasNoPageFindings: a PDF in both lanes is reported as not
+// HTML, not as a page without a title.
+func TestDiffNotHTMLHasNoPageFindings(t *testing.T) {
+	pdf := func(lane Lane) *Observed {
+		return &Observed{Snapshot: &Snapshot{Lane: lane, Status: 200, ContentType: "application/pdf", FinalURL: "http://shop.example/a.pdf"}}
+	}
+	res := Diff(pdf(LanePlain), pdf(LaneRender))
+	var codes []string
+	for _, f := range res.Findings {
+		codes = append(codes, f.Code)
+	}
+	if !slices.Contains(codes, CodePlainNotHTML) || slices.Contains(codes, CodeTitleMissing) {
+		t.Errorf("findings %v: want %s and no %s", codes, CodePlainNotHTML, CodeTitleMissing)
+	}
+}

@@ -188,9 +188,18 @@ func (d *differ) renderFindings(l *findingList, rs *Snapshot) {
 	}
 }
 
+// htmlPage is the side's page when its document is HTML, else nil.
+func (s side) htmlPage() *Page {
+	if s.snap != nil && !isHTML(s.snap.ContentType) {
+		return nil
+	}
+	return s.page
+}
+
 // pageFindings reports conditions of each extracted page on its own.
 func (d *differ) pageFindings(l *findingList) {
-	p, r := d.p.page, d.r.page
+	// A PDF or an image has no title to miss: only HTML pages are judged.
+	p, r := d.p.htmlPage(), d.r.htmlPage()
 	has := func(pg *Page, f func(*Page) bool) bool { return pg != nil && f(pg) }
 	pick := func(lane Lane) *Page {
 		if lane == LaneRender {
