@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"lekta.dev/lekta/internal/canary"
 	"lekta.dev/lekta/render"
 )
 
@@ -24,7 +25,7 @@ func TestHostileCanary(t *testing.T) {
 	h := mustHostile(t, hostileOptions{})
 	h.site.Handle("/hostile/refresh-header", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Refresh", "0; url=http://127.0.0.1:"+strconv.Itoa(h.canary.port)+"/refresh-header")
+		w.Header().Set("Refresh", "0; url=http://127.0.0.1:"+strconv.Itoa(h.canary.Port())+"/refresh-header")
 		io.WriteString(w, `<!DOCTYPE html><html><head><title>refresh-header</title></head><body><h1>refresh-header</h1><p>The Refresh header sends the browser to the canary.</p></body></html>`)
 	}))
 	tests := []struct {
@@ -58,7 +59,7 @@ func TestHostileCanary(t *testing.T) {
 			if tc.navigation && r.Lanes.Render.BlockedRequests[render.ReasonNavigation] < 1 {
 				t.Errorf("the navigation to the canary is not reported as blocked: %v", r.Lanes.Render.BlockedRequests)
 			}
-			h.canary.checkZero(t)
+			h.canary.CheckZero(t)
 		})
 	}
 	// Only the pages themselves, the worker script and robots.txt were
@@ -78,7 +79,7 @@ func TestHostileCanary(t *testing.T) {
 func TestHostileDNSRebinding(t *testing.T) {
 	var rebound atomic.Bool
 	var h *hostileEnv
-	var c *canary
+	var c *canary.Canary
 	dyn := func(host string) ([]netip.Addr, bool) {
 		if host != "flip.example" {
 			return nil, false
@@ -91,7 +92,7 @@ func TestHostileDNSRebinding(t *testing.T) {
 	h = mustHostile(t, hostileOptions{dns: dyn})
 	// The canary sits on the site's port of another loopback address, so
 	// only the address tells them apart.
-	c = startCanary(t, "127.0.0.2:"+strconv.Itoa(int(h.port)))
+	c = canary.Loopback(t, "127.0.0.2:"+strconv.Itoa(int(h.port)))
 	renderUA := browser.UserAgent()
 	h.site.Handle("/hostile/rebind.html", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.UserAgent() == renderUA {
@@ -131,6 +132,6 @@ func TestHostileDNSRebinding(t *testing.T) {
 	if n := len(h.site.HitsOf("flip.example", "/hostile/after-rebind")); n != 0 {
 		t.Errorf("the request after rebinding reached the site %d times", n)
 	}
-	c.checkZero(t)
-	h.canary.checkZero(t)
+	c.CheckZero(t)
+	h.canary.CheckZero(t)
 }

@@ -172,7 +172,7 @@ func TestHostileDeadline(t *testing.T) {
 				tc.server.waitClosed(t)
 			}
 			checkBackToIdle(t, idle)
-			h.canary.checkZero(t)
+			h.canary.CheckZero(t)
 		})
 	}
 }

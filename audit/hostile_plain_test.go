@@ -321,7 +321,7 @@ func TestHostilePlainResponses(t *testing.T) {
 			}
 			t.Logf("%s", describe(r))
 			tc.check(t, r)
-			h.canary.checkZero(t)
+			h.canary.CheckZero(t)
 		})
 	}
 }

@@ -53,7 +53,7 @@ func (h *hostileEnv) handleRedirects() {
 func TestHostileRedirects(t *testing.T) {
 	h := mustHostile(t, hostileOptions{})
 	h.handleRedirects()
-	c, c6 := strconv.Itoa(h.canary.port), strconv.Itoa(h.canary.port6)
+	c, c6 := strconv.Itoa(h.canary.Port()), strconv.Itoa(h.canary.Port6())
 	to := func(loc string) string { return "/hostile/redirect?to=" + url.QueryEscape(loc) }
 	tests := []struct {
 		name string
@@ -118,7 +118,7 @@ func TestHostileRedirects(t *testing.T) {
 				hops = []string{tc.path}
 			}
 			checkHopsOnce(t, h.site.Hits()[before:], hops, plainUA, renderUA)
-			h.canary.checkZero(t)
+			h.canary.CheckZero(t)
 		})
 	}
 }

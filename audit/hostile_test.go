@@ -1,9 +1,9 @@
 package audit
 
-// Shared parts of the hostile-input tests (hostile_*_test.go): a canary that
-// records every connection to where nothing may ever connect, the hostile
-// pages of testdata/site/hostile served with the canary's port filled in,
-// and checks that an audit left nothing behind.
+// Shared parts of the hostile-input tests (hostile_*_test.go): a canary
+// (internal/canary) where nothing may ever connect, the hostile pages of
+// testdata/site/hostile served with the canary's port filled in, and checks
+// that an audit left nothing behind.
 
 import (
 	"context"
@@ -15,131 +15,17 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/internal/canary"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 )
-
-// canary listens where no audit may ever connect: TCP and UDP on one
-// loopback port on 127.0.0.1 and, where the machine has IPv6, [::1] (the
-// same port when it is free there), plus any extra TCP addresses a test
-// asks for. It records every connection and every datagram.
-type canary struct {
-	port, port6 int
-
-	mu   sync.Mutex
-	hits []string
-	lns  []net.Listener
-	pcs  []net.PacketConn
-	wg   sync.WaitGroup
-}
-
-// startCanary starts a canary that stops when the test ends.
-func startCanary(tb testing.TB, extra ...string) *canary {
-	tb.Helper()
-	c := &canary{}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("canary: %v", err)
-	}
-	c.port = ln.Addr().(*net.TCPAddr).Port
-	c.lns = append(c.lns, ln)
-	c.port6 = c.port
-	if ln6, err := net.Listen("tcp6", net.JoinHostPort("::1", strconv.Itoa(c.port))); err == nil {
-		c.lns = append(c.lns, ln6)
-	} else if ln6, err := net.Listen("tcp6", "[::1]:0"); err == nil {
-		c.lns = append(c.lns, ln6)
-		c.port6 = ln6.Addr().(*net.TCPAddr).Port
-	} else {
-		tb.Logf("canary: no IPv6 loopback here (%v); [::1] URLs cannot connect anyway", err)
-	}
-	for _, a := range extra {
-		l, err := net.Listen("tcp", a)
-		if err != nil {
-			tb.Fatalf("canary on %s: %v", a, err)
-		}
-		c.lns = append(c.lns, l)
-	}
-	for _, a := range []string{"127.0.0.1:" + strconv.Itoa(c.port), "[::1]:" + strconv.Itoa(c.port6)} {
-		if pc, err := net.ListenPacket("udp", a); err == nil {
-			c.pcs = append(c.pcs, pc)
-		}
-	}
-	for _, l := range c.lns {
-		c.wg.Go(func() { c.accept(l) })
-	}
-	for _, pc := range c.pcs {
-		c.wg.Go(func() { c.read(pc) })
-	}
-	tb.Cleanup(c.close)
-	return c
-}
-
-func (c *canary) accept(l net.Listener) {
-	for {
-		conn, err := l.Accept()
-		if err != nil {
-			return
-		}
-		// Read what the client sent, briefly, to say who it was.
-		conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-		buf := make([]byte, 200)
-		n, _ := conn.Read(buf)
-		conn.Close()
-		first, _, _ := strings.Cut(string(buf[:n]), "\r\n")
-		c.record(fmt.Sprintf("tcp %s from %s: %q", l.Addr(), conn.RemoteAddr(), first))
-	}
-}
-
-func (c *canary) read(pc net.PacketConn) {
-	buf := make([]byte, 2048)
-	for {
-		n, from, err := pc.ReadFrom(buf)
-		if err != nil {
-			return
-		}
-		c.record(fmt.Sprintf("udp %s from %s: %d bytes", pc.LocalAddr(), from, n))
-	}
-}
-
-func (c *canary) record(s string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.hits = append(c.hits, s)
-}
-
-// Hits returns what reached the canary so far.
-func (c *canary) Hits() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.hits)
-}
-
-// checkZero fails the test if anything reached the canary.
-func (c *canary) checkZero(tb testing.TB) {
-	tb.Helper()
-	if hits := c.Hits(); len(hits) > 0 {
-		tb.Errorf("the canary was reached %d times:\n  %s", len(hits), strings.Join(hits, "\n  "))
-	}
-}
-
-func (c *canary) close() {
-	for _, l := range c.lns {
-		l.Close()
-	}
-	for _, pc := range c.pcs {
-		pc.Close()
-	}
-	c.wg.Wait()
-}
 
 // hostileEnv is an audit env whose site also serves the hostile pages, with
 // a canary and a test resolver: rebind.example and rebind6.example resolve
@@ -147,7 +33,7 @@ func (c *canary) close() {
 // other name without a resolve rule fails to resolve.
 type hostileEnv struct {
 	*env
-	canary *canary
+	canary *canary.Canary
 	// port is the test site's port, which the guard allows on public
 	// addresses so that the address check alone must refuse the canary.
 	port uint16
@@ -187,15 +73,15 @@ type hostileOptions struct {
 // mustHostile starts a hostile env.
 func mustHostile(tb testing.TB, o hostileOptions) *hostileEnv {
 	tb.Helper()
-	h := &hostileEnv{canary: startCanary(tb)}
+	h := &hostileEnv{canary: canary.Loopback(tb)}
 	e := mustEnvGuard(tb, func(e *env, gc *policy.GuardConfig) {
 		h.port = e.site.AddrPort().Port()
 		// Allowing the canary's and the site's ports on public addresses
 		// leaves the address check as the only thing between a page and
 		// the canary.
-		gc.AllowPorts = append(gc.AllowPorts, uint16(h.canary.port), h.port)
-		if h.canary.port6 != h.canary.port {
-			gc.AllowPorts = append(gc.AllowPorts, uint16(h.canary.port6))
+		gc.AllowPorts = append(gc.AllowPorts, uint16(h.canary.Port()), h.port)
+		if h.canary.Port6() != h.canary.Port() {
+			gc.AllowPorts = append(gc.AllowPorts, uint16(h.canary.Port6()))
 		}
 		gc.Resolver = hostileResolver{dyn: o.dns, fixed: map[string][]netip.Addr{
 			"rebind.example":  {netip.MustParseAddr("127.0.0.1")},
@@ -223,8 +109,8 @@ func (h *hostileEnv) servePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data = []byte(strings.NewReplacer(
-		"{{CANARY}}", strconv.Itoa(h.canary.port),
-		"{{CANARY6}}", strconv.Itoa(h.canary.port6),
+		"{{CANARY}}", strconv.Itoa(h.canary.Port()),
+		"{{CANARY6}}", strconv.Itoa(h.canary.Port6()),
 		"{{PORT}}", strconv.Itoa(int(h.port)),
 	).Replace(string(data)))
 	switch filepath.Ext(name) {

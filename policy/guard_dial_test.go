@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/net/http/httpproxy"
+
+	"lekta.dev/lekta/internal/canary"
 )
 
 // resolverFunc adapts a function to Resolver.
@@ -38,53 +40,7 @@ func staticDNS(addrs ...string) Resolver {
 	})
 }
 
-// tcpCounter counts connections accepted on one port of several addresses.
-type tcpCounter struct {
-	port  uint16
-	hits  atomic.Int64
-	bound map[string]bool // the addresses actually listening
-}
-
-// countConns listens on port (0: any free port) at each of ips and counts
-// accepted connections, closing each at once. The first address must bind;
-// later ones that cannot (no IPv6 loopback, port taken) are left out of bound.
-func countConns(tb testing.TB, port uint16, ips ...string) *tcpCounter {
-	tb.Helper()
-	c := &tcpCounter{port: port, bound: map[string]bool{}}
-	for i, ip := range ips {
-		l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(int(c.port))))
-		if err != nil {
-			if i == 0 {
-				tb.Fatalf("listen on %s: %v", ip, err)
-			}
-			tb.Logf("canary not listening on %s: %v", ip, err)
-			continue
-		}
-		if c.port == 0 {
-			c.port = uint16(l.Addr().(*net.TCPAddr).Port)
-		}
-		c.bound[ip] = true
-		tb.Cleanup(func() { l.Close() })
-		go func() {
-			for {
-				conn, err := l.Accept()
-				if err != nil {
-					return
-				}
-				c.hits.Add(1)
-				conn.Close()
-			}
-		}()
-	}
-	return c
-}
-
-// hostPort is name:port for the counter's port.
-func (c *tcpCounter) hostPort(name string) string {
-	return net.JoinHostPort(name, strconv.Itoa(int(c.port)))
-}
-
-// mustReach dials addr without the guard and waits until the counter has
+// mustReach dials addr without the guard and waits until the canary has
 // seen the connection, proving a guard failure would have been counted.
 func mustReach(tb testing.TB, addr string) {
 	tb.Helper()
@@ -93,7 +49,9 @@ func mustReach(tb testing.TB, addr string) {
 		tb.Fatalf("unguarded dial %s: %v", addr, err)
 	}
 	defer conn.Close()
-	_, _ = io.Copy(io.Discard, conn) // returns once the counter closed it
+	// Sending nothing more ends the canary's read of the first line at once.
+	_ = conn.(*net.TCPConn).CloseWrite()
+	_, _ = io.Copy(io.Discard, conn) // returns once the canary closed it
 }
 
 // mustBlock asserts that dialling addr through g is refused at dial time
@@ -124,7 +82,7 @@ func mustBlock(tb testing.TB, g *Guard, addr, blocked string) {
 
 func TestDialRefusesInternalDNSAnswers(t *testing.T) {
 	t.Parallel()
-	canary := countConns(t, 0, "127.0.0.1", "127.0.0.2", "::1")
+	canary := canary.Listen(t, 0, "127.0.0.1", "127.0.0.2", "::1")
 	tests := []struct {
 		name    string
 		answer  []string
@@ -159,37 +117,37 @@ func TestDialRefusesInternalDNSAnswers(t *testing.T) {
 			if l, ok := lands[tc.reach]; ok {
 				listener = l
 			}
-			if tc.reach != "" && canary.bound[listener] {
+			if tc.reach != "" && canary.Bound(listener) {
 				reach = append(reach, tc.reach)
 			}
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
-				g := mustGuard(t, GuardConfig{AllowPorts: []uint16{canary.port}, Resolver: staticDNS(tc.answer...)})
-				mustBlock(t, g, canary.hostPort("evil.example"), tc.blocked)
+				g := mustGuard(t, GuardConfig{AllowPorts: []uint16{uint16(canary.Port())}, Resolver: staticDNS(tc.answer...)})
+				mustBlock(t, g, canary.HostPort("evil.example"), tc.blocked)
 			})
 		}
 	})
-	if n := canary.hits.Load(); n != 0 {
+	if n := canary.Count(); n != 0 {
 		t.Fatalf("canary accepted %d connections through the guard, want 0", n)
 	}
 	// The same answers dialled without the guard do reach the canary.
 	for _, a := range reach {
-		mustReach(t, canary.hostPort(a))
+		mustReach(t, canary.HostPort(a))
 	}
-	if n, want := canary.hits.Load(), int64(len(reach)); n != want {
+	if n, want := canary.Count(), len(reach); n != want {
 		t.Fatalf("unguarded dials reached the canary %d times, want %d", n, want)
 	}
 }
 
 func TestDialThroughTransportRefusesLoopback(t *testing.T) {
 	t.Parallel()
-	canary := countConns(t, 0, "127.0.0.1")
-	g := mustGuard(t, GuardConfig{AllowPorts: []uint16{canary.port}, Resolver: staticDNS("127.0.0.1")})
+	canary := canary.Listen(t, 0, "127.0.0.1")
+	g := mustGuard(t, GuardConfig{AllowPorts: []uint16{uint16(canary.Port())}, Resolver: staticDNS("127.0.0.1")})
 	client := &http.Client{Transport: g.Transport()}
 	for _, target := range []string{
-		"http://" + canary.hostPort("rebind.example") + "/",
-		"http://" + canary.hostPort("127.0.0.1") + "/",
-		"http://" + canary.hostPort("::ffff:127.0.0.1") + "/",
+		"http://" + canary.HostPort("rebind.example") + "/",
+		"http://" + canary.HostPort("127.0.0.1") + "/",
+		"http://" + canary.HostPort("::ffff:127.0.0.1") + "/",
 	} {
 		resp, err := client.Get(target)
 		if err == nil {
@@ -200,7 +158,7 @@ func TestDialThroughTransportRefusesLoopback(t *testing.T) {
 			t.Errorf("GET %s: %v, want ErrBlockedAddress", target, err)
 		}
 	}
-	if n := canary.hits.Load(); n != 0 {
+	if n := canary.Count(); n != 0 {
 		t.Fatalf("canary accepted %d connections, want 0", n)
 	}
 }
@@ -210,21 +168,21 @@ func TestDialThroughTransportRefusesLoopback(t *testing.T) {
 // nothing reaches the loopback canary.
 func TestDialDefaultResolverNeverReachesLocalhost(t *testing.T) {
 	t.Parallel()
-	canary := countConns(t, 0, "127.0.0.1")
-	g, err := NewGuard(GuardConfig{AllowPorts: []uint16{canary.port}})
+	canary := canary.Listen(t, 0, "127.0.0.1")
+	g, err := NewGuard(GuardConfig{AllowPorts: []uint16{uint16(canary.Port())}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, name := range []string{"localhost", "LocalHost.", "app.localhost"} {
-		conn, err := g.DialContext(ctx, "tcp", canary.hostPort(name))
+		conn, err := g.DialContext(ctx, "tcp", canary.HostPort(name))
 		if err == nil {
 			conn.Close()
 			t.Fatalf("dial %s through the default resolver connected", name)
 		}
 	}
-	if n := canary.hits.Load(); n != 0 {
+	if n := canary.Count(); n != 0 {
 		t.Fatalf("canary accepted %d connections, want 0", n)
 	}
 }
@@ -233,10 +191,10 @@ func TestDialRebindingIsCheckedOnEveryConnection(t *testing.T) {
 	t.Parallel()
 	// 127.0.0.1:P stands in for the public first answer (allowed exactly);
 	// the rebound answer 127.0.0.2 is the internal target.
-	site := countConns(t, 0, "127.0.0.1")
-	canary := countConns(t, site.port, "127.0.0.2")
-	if !canary.bound["127.0.0.2"] {
-		t.Fatalf("cannot listen on 127.0.0.2:%d", site.port)
+	site := canary.Listen(t, 0, "127.0.0.1")
+	canary := canary.Listen(t, site.Port(), "127.0.0.2")
+	if !canary.Bound("127.0.0.2") {
+		t.Fatalf("cannot listen on 127.0.0.2:%d", site.Port())
 	}
 	var calls atomic.Int64
 	rebinding := resolverFunc(func(_ context.Context, _, host string) ([]netip.Addr, error) {
@@ -249,10 +207,10 @@ func TestDialRebindingIsCheckedOnEveryConnection(t *testing.T) {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.2")}, nil
 	})
 	g := mustGuard(t, GuardConfig{
-		AllowAddrs: []netip.AddrPort{netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), site.port)},
+		AllowAddrs: []netip.AddrPort{netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(site.Port()))},
 		Resolver:   rebinding,
 	})
-	addr := site.hostPort("rebind.example")
+	addr := site.HostPort("rebind.example")
 	conn, err := g.DialContext(context.Background(), "tcp", addr)
 	if err != nil {
 		t.Fatalf("first dial: %v", err)
@@ -264,14 +222,14 @@ func TestDialRebindingIsCheckedOnEveryConnection(t *testing.T) {
 	if n := calls.Load(); n != 3 {
 		t.Errorf("resolver asked %d times for 3 dials, want 3 (no caching)", n)
 	}
-	if n := site.hits.Load(); n != 1 {
+	if n := site.Count(); n != 1 {
 		t.Errorf("site accepted %d connections, want 1", n)
 	}
-	if n := canary.hits.Load(); n != 0 {
+	if n := canary.Count(); n != 0 {
 		t.Fatalf("canary accepted %d connections after rebinding, want 0", n)
 	}
-	mustReach(t, canary.hostPort("127.0.0.2"))
-	if n := canary.hits.Load(); n != 1 {
+	mustReach(t, canary.HostPort("127.0.0.2"))
+	if n := canary.Count(); n != 1 {
 		t.Fatalf("unguarded dial reached the canary %d times, want 1", n)
 	}
 }
@@ -329,8 +287,8 @@ func TestAllowAddrsAndResolveRules(t *testing.T) {
 	t.Parallel()
 	site := startSite(t, "site")
 	siteAddr := site.addrPort(t)
-	other := countConns(t, 0, "127.0.0.1")
-	otherAddr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), other.port)
+	other := canary.Listen(t, 0, "127.0.0.1")
+	otherAddr := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(other.Port()))
 
 	g := mustGuard(t, GuardConfig{
 		Resolve:    []ResolveRule{{Host: "shop.example", Port: 80, Addr: siteAddr}},
@@ -379,14 +337,14 @@ func TestAllowAddrsAndResolveRules(t *testing.T) {
 			t.Fatalf("body %q, want %q", got, "site")
 		}
 	})
-	if n := other.hits.Load(); n != 0 {
+	if n := other.Count(); n != 0 {
 		t.Fatalf("the other port accepted %d connections, want 0", n)
 	}
 	if n := site.hits.Load(); n != 3 {
 		t.Errorf("site served %d requests, want 3", n)
 	}
 	mustReach(t, otherAddr.String())
-	if n := other.hits.Load(); n != 1 {
+	if n := other.Count(); n != 1 {
 		t.Fatalf("unguarded dial reached the other port %d times, want 1", n)
 	}
 }

@@ -179,7 +179,7 @@ func TestRenderRefusedTargets(t *testing.T) {
 	t.Parallel()
 	b, s := mustBrowser(t)
 	host := hostFor(t)
-	canary := "http://127.0.0.1:" + itoa(s.canary.port) + "/"
+	canary := "http://127.0.0.1:" + itoa(s.canary.Port()) + "/"
 	tests := []struct {
 		name string
 		url  string
@@ -208,9 +208,7 @@ func TestRenderRefusedTargets(t *testing.T) {
 	if got := len(s.hitsMatching(func(h hit) bool { return h.Host == host && h.Path == "/chain" })); got != 6 {
 		t.Errorf("the 6-hop chain was requested %d times, want 6 (the first and five redirects)", got)
 	}
-	if n := s.canary.hits.Load(); n != 0 {
-		t.Errorf("canary got %d connections", n)
-	}
+	s.canary.CheckZero(t)
 	// A refusal by the guard is wrapped, so callers can tell it apart.
 	_, err := renderPage(t, b, Request{URL: "http://unreachable.test/"}, 20*time.Second)
 	if !errors.Is(err, errTestGuard) {
@@ -317,9 +315,7 @@ func TestRenderInternalAddresses(t *testing.T) {
 			t.Logf("blocked %v; failed %d requests", snap.Render.Blocked, len(snap.Render.FailedRequests))
 		})
 	}
-	if n := s.canary.hits.Load(); n != 0 {
-		t.Errorf("canary got %d connections or packets", n)
-	}
+	s.canary.CheckZero(t)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

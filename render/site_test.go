@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/internal/canary"
 )
 
 // testSuffix is the user agent suffix of the test browser.
@@ -38,7 +39,7 @@ type hit struct {
 // it. It logs every request.
 type site struct {
 	srv    *httptest.Server
-	canary *canary
+	canary *canary.Canary
 
 	mu   sync.Mutex
 	hits []hit
@@ -51,14 +52,18 @@ var errTestGuard = errors.New("test guard: address refused")
 
 func newSite(tb testing.TB) *site {
 	tb.Helper()
-	s := &site{canary: newCanary(tb)}
+	c, err := canary.NewLoopback()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := &site{canary: c}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
 func (s *site) close() {
 	s.srv.Close()
-	s.canary.close()
+	s.canary.Close()
 }
 
 // dial is the test guard: *.example and analytics hosts on port 80 go to
@@ -174,7 +179,7 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>refresh %d</title></head><body><p>refresh-%d</p></body></html>`, i, i)
 	case p == "/refreshto":
 		w.Header().Set("Content-Type", "text/html")
-		w.Header().Set("Refresh", "0; url=http://127.0.0.1:"+strconv.Itoa(s.canary.port)+"/refreshed")
+		w.Header().Set("Refresh", "0; url=http://127.0.0.1:"+strconv.Itoa(s.canary.Port())+"/refreshed")
 		io.WriteString(w, `<!DOCTYPE html><html><head><title>refresh header</title></head><body><p id="out">stays here</p></body></html>`)
 	case p == "/ws":
 		serveWebSocket(w, r, "ws-hello")
@@ -215,7 +220,7 @@ func (s *site) page(w http.ResponseWriter, name string) {
 		http.NotFound(w, nil)
 		return
 	}
-	body := strings.NewReplacer("{{CANARY}}", strconv.Itoa(s.canary.port), "{{CANARY6}}", strconv.Itoa(s.canary.port6)).Replace(string(data))
+	body := strings.NewReplacer("{{CANARY}}", strconv.Itoa(s.canary.Port()), "{{CANARY6}}", strconv.Itoa(s.canary.Port6())).Replace(string(data))
 	if strings.HasSuffix(name, ".js") {
 		w.Header().Set("Content-Type", "text/javascript")
 	} else {
@@ -223,79 +228,6 @@ func (s *site) page(w http.ResponseWriter, name string) {
 	}
 	w.Header().Set("X-Test-Header", "from-site")
 	io.WriteString(w, body)
-}
-
-// canary listens on loopback (TCP on 127.0.0.1 and ::1, UDP on 127.0.0.1)
-// and counts everything that reaches it. Nothing ever should.
-type canary struct {
-	port, port6 int
-	lns         []net.Listener
-	udp         []net.PacketConn
-	hits        atomic.Int64
-	wg          sync.WaitGroup
-}
-
-func newCanary(tb testing.TB) *canary {
-	tb.Helper()
-	c := &canary{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("canary: %v", err)
-	}
-	c.port = ln.Addr().(*net.TCPAddr).Port
-	c.lns = append(c.lns, ln)
-	if ln6, err := net.Listen("tcp", fmt.Sprintf("[::1]:%d", c.port)); err == nil {
-		c.lns = append(c.lns, ln6)
-		c.port6 = c.port
-	} else if ln6, err := net.Listen("tcp", "[::1]:0"); err == nil {
-		c.lns = append(c.lns, ln6)
-		c.port6 = ln6.Addr().(*net.TCPAddr).Port
-	} else {
-		c.port6 = c.port // no IPv6 loopback here: nothing can connect anyway
-	}
-	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", c.port), fmt.Sprintf("[::1]:%d", c.port6)} {
-		pc, err := net.ListenPacket("udp", addr)
-		if err != nil {
-			continue
-		}
-		c.udp = append(c.udp, pc)
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			buf := make([]byte, 2048)
-			for {
-				if _, _, err := pc.ReadFrom(buf); err != nil {
-					return
-				}
-				c.hits.Add(1)
-			}
-		}()
-	}
-	for _, l := range c.lns {
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			for {
-				conn, err := l.Accept()
-				if err != nil {
-					return
-				}
-				c.hits.Add(1)
-				conn.Close()
-			}
-		}()
-	}
-	return c
-}
-
-func (c *canary) close() {
-	for _, l := range c.lns {
-		l.Close()
-	}
-	for _, pc := range c.udp {
-		pc.Close()
-	}
-	c.wg.Wait()
 }
 
 // shared is the browser and site the package's tests share.

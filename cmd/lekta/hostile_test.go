@@ -3,54 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
+
+	"lekta.dev/lekta/internal/canary"
 )
-
-// cliCanary counts TCP connections to one loopback port on 127.0.0.1 and,
-// where available, [::1]. The refused targets of TestAuditRefusesHostileTargets
-// point at it; nothing may ever connect.
-type cliCanary struct {
-	port int
-	hits atomic.Int64
-	lns  []net.Listener
-	wg   sync.WaitGroup
-}
-
-func startCLICanary(tb testing.TB) *cliCanary {
-	tb.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c := &cliCanary{port: ln.Addr().(*net.TCPAddr).Port, lns: []net.Listener{ln}}
-	if ln6, err := net.Listen("tcp6", net.JoinHostPort("::1", strconv.Itoa(c.port))); err == nil {
-		c.lns = append(c.lns, ln6)
-	}
-	for _, l := range c.lns {
-		c.wg.Go(func() {
-			for {
-				conn, err := l.Accept()
-				if err != nil {
-					return
-				}
-				c.hits.Add(1)
-				conn.Close()
-			}
-		})
-	}
-	tb.Cleanup(func() {
-		for _, l := range c.lns {
-			l.Close()
-		}
-		c.wg.Wait()
-	})
-	return c
-}
 
 // hostileTargets are inputs "lekta audit" must refuse before any DNS
 // lookup, connection or browser start, each with what the message says.
@@ -177,8 +135,8 @@ var hostileTargets = []struct{ name, url, want string }{
 // missing): a 2 proves the refusal came before the browser, the store and
 // the network. The control case shows the same flags reach that point.
 func TestAuditRefusesHostileTargets(t *testing.T) {
-	canary := startCLICanary(t)
-	port := strconv.Itoa(canary.port)
+	canary := canary.Loopback(t)
+	port := strconv.Itoa(canary.Port())
 	audit := func(t *testing.T, target string) (int, string, string) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
@@ -214,7 +172,5 @@ func TestAuditRefusesHostileTargets(t *testing.T) {
 			t.Errorf("exit status %d, stderr %q: want %d saying chromium is missing", code, stderr, exitNotRun)
 		}
 	})
-	if n := canary.hits.Load(); n != 0 {
-		t.Errorf("the canary was reached %d times", n)
-	}
+	canary.CheckZero(t)
 }
