@@ -76,23 +76,11 @@ func mustEnvGuard(tb testing.TB, guardMod func(*env, *policy.GuardConfig), mod f
 		tb.Skip("chromium not installed (set CI to make this a failure)")
 	}
 	e := &env{site: testsite.Start(tb)}
-	resolve, allow := e.site.ResolveFlags()
-	var gc policy.GuardConfig
-	for _, r := range resolve {
-		rule, err := policy.ParseResolveRule(r)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		gc.Resolve = append(gc.Resolve, rule)
-	}
-	addr, err := policy.ParseAllowAddr(allow)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	gc.AllowAddrs = append(gc.AllowAddrs, addr)
+	gc := e.site.GuardConfig()
 	if guardMod != nil {
 		guardMod(e, &gc)
 	}
+	var err error
 	if e.guard, err = policy.NewGuard(gc); err != nil {
 		tb.Fatal(err)
 	}

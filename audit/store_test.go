@@ -3,7 +3,6 @@ package audit
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -185,38 +184,6 @@ func (j joinProbe) Wait(ctx context.Context, url, id string) (cache.Entry, error
 	return j.Store.Wait(ctx, url, id)
 }
 
-// gateHTML is a page with no subresources, so an audit's requests to the
-// site are robots.txt and the page, one after the other.
-const gateHTML = `<!doctype html><html lang="en"><head><title>Gate</title>
-<meta name="description" content="A page that answers when the test says so."></head>
-<body><h1>Gate</h1><p>Held until the other callers have joined.</p></body></html>`
-
-// gatePage serves gateHTML at path, holding the first request until
-// release is called (or the test ends). entered is closed when the first
-// request arrives.
-func gatePage(tb testing.TB, site *testsite.Site, path string) (entered <-chan struct{}, release func()) {
-	tb.Helper()
-	in, out := make(chan struct{}), make(chan struct{})
-	var first, open sync.Once
-	release = func() { open.Do(func() { close(out) }) }
-	site.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		held := false
-		first.Do(func() { held = true; close(in) })
-		if held {
-			select {
-			case <-out:
-			case <-r.Context().Done():
-			}
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, gateHTML)
-	}))
-	// Registered after the site's own cleanup, so it runs first and the
-	// site's Close does not wait on a held request.
-	tb.Cleanup(release)
-	return in, release
-}
-
 // within waits for ch for up to limit and fails the test after that.
 func within[T any](tb testing.TB, limit time.Duration, what string, ch <-chan T) T {
 	tb.Helper()
@@ -240,7 +207,7 @@ func TestStoreJoin(t *testing.T) {
 				probe.Store = kind.open(t, time.Now)
 				c.Store = probe
 			})
-			entered, release := gatePage(t, e.site, "/gate.html")
+			entered, release := e.site.Hold(t, "/gate.html")
 			const page = "http://shop.example/gate.html"
 			type answer struct {
 				r   *Report
@@ -353,7 +320,7 @@ func TestStoreRedisFailure(t *testing.T) {
 		wantWorks(t, "http://shop.example/index.html")
 	})
 	t.Run("stopped during an audit", func(t *testing.T) {
-		entered, release := gatePage(t, e.site, "/gate.html")
+		entered, release := e.site.Hold(t, "/gate.html")
 		tk := eventuallySubmit(t, e.auditor, "http://other.example/gate.html")
 		if tk.Ready() != nil || tk.Joined() {
 			t.Fatalf("Submit: ready %+v, joined %v; want admitted", tk.Ready(), tk.Joined())

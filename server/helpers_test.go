@@ -130,21 +130,7 @@ func newHarness(tb testing.TB, opts ...harnessOpt) *harness {
 	tb.Helper()
 	site := testsite.Start(tb)
 	hosts := append([]string{"shop.example", "other.example"}, "a.example", "b.example", "c.example", "d.example", "e.example")
-	resolve, allow := site.ResolveFlags(hosts...)
-	var gc policy.GuardConfig
-	for _, r := range resolve {
-		rule, err := policy.ParseResolveRule(r)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		gc.Resolve = append(gc.Resolve, rule)
-	}
-	ap, err := policy.ParseAllowAddr(allow)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	gc.AllowAddrs = append(gc.AllowAddrs, ap)
-	guard, err := policy.NewGuard(gc)
+	guard, err := policy.NewGuard(site.GuardConfig(hosts...))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -49,8 +49,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	site := testsite.New()
 	defer site.Close()
-	resolve, allow := site.ResolveFlags()
-	guard, err := newGuard(resolve, allow)
+	guard, err := policy.NewGuard(site.GuardConfig())
 	if err != nil {
 		return err
 	}
@@ -117,24 +116,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	slices.Sort(ratios)
 	fmt.Fprintf(out, "\nmedian warm audit / cold dump-dom: %.2f (target: at most 0.33; quiet period %s)\n", ratios[len(ratios)/2], *quiet)
 	return nil
-}
-
-// newGuard maps the test hosts to the site and allows only its address.
-func newGuard(resolve []string, allow string) (*policy.Guard, error) {
-	var gc policy.GuardConfig
-	for _, r := range resolve {
-		rule, err := policy.ParseResolveRule(r)
-		if err != nil {
-			return nil, err
-		}
-		gc.Resolve = append(gc.Resolve, rule)
-	}
-	addr, err := policy.ParseAllowAddr(allow)
-	if err != nil {
-		return nil, err
-	}
-	gc.AllowAddrs = append(gc.AllowAddrs, addr)
-	return policy.NewGuard(gc)
 }
 
 // dumpDOM times one cold headless Chromium printing the page's DOM.

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -156,42 +154,13 @@ func (p *lektaProc) result(tb testing.TB) procResult {
 	return res
 }
 
-// heldPageHTML has no subresources: an audit of it asks the site for
-// robots.txt and the page, one request after the other.
-const heldPageHTML = `<!doctype html><html lang="en"><head><title>Held page</title>
-<meta name="description" content="Answers when the test lets it."></head>
-<body><h1>Held page</h1><p>Every other process arrives while this is held.</p></body></html>`
-
-// holdPage serves heldPageHTML at path and holds the first request until
-// release is called (or the test ends); entered is closed when it arrives.
-func holdPage(tb testing.TB, site *testsite.Site, path string) (entered <-chan struct{}, release func()) {
-	tb.Helper()
-	in, out := make(chan struct{}), make(chan struct{})
-	var first, open sync.Once
-	release = func() { open.Do(func() { close(out) }) }
-	site.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		held := false
-		first.Do(func() { held = true; close(in) })
-		if held {
-			select {
-			case <-out:
-			case <-r.Context().Done():
-			}
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, heldPageHTML)
-	}))
-	tb.Cleanup(release) // runs before the site's Close, which waits for held requests
-	return in, release
-}
-
 // multiProcessAudit: two processes race for one URL while its page is
 // held, two more arrive, and one asks for another URL of the host; once
 // the page answers, two more come late. Exactly one audit reaches the site.
 func multiProcessAudit(t *testing.T, h *lektaHarness, redisURL string, raw *redis.Client) {
 	site := testsite.Start(t)
 	site.SetRobots("shop.example", http.StatusOK, "User-agent: *\nAllow: /\n")
-	entered, release := holdPage(t, site, "/held.html")
+	entered, release := site.Hold(t, "/held.html")
 	prefix := redistest.Prefix(t, raw)
 	// The prefix comes through the environment, testing that fallback too.
 	// The limits are the production ones: while the audit runs, another URL
@@ -364,7 +333,7 @@ func multiProcessStoreDown(t *testing.T, h *lektaHarness) {
 // + 15 s), and the crashed audit still counts against the host's minute.
 func multiProcessCrash(t *testing.T, h *lektaHarness, redisURL string, raw *redis.Client) {
 	site := testsite.Start(t)
-	entered, release := holdPage(t, site, "/held.html")
+	entered, release := site.Hold(t, "/held.html")
 	// A browser that cannot start keeps this lean: the plain lane runs
 	// without it and is held at the page.
 	broken := filepath.Join(t.TempDir(), "no-browser")

@@ -81,7 +81,7 @@ func TestAuditStoreLostMidAudit(t *testing.T) {
 	serveNeeds(t, "chromium", "chromium-browser", "google-chrome")
 	store := redistest.StartPrivate(t)
 	site := testsite.Start(t)
-	entered, release := holdPage(t, site, "/held.html")
+	entered, release := site.Hold(t, "/held.html")
 	args := append([]string{"audit", "--json", "--redis-url", store.URL()}, siteArgs(site)...)
 	args = append(args, "http://shop.example/held.html")
 	type result struct {

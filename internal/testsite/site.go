@@ -7,6 +7,7 @@ package testsite
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"lekta.dev/lekta/policy"
 )
 
 // Hosts are the names tests map to the site by default.
@@ -179,6 +182,60 @@ func (s *Site) ResolveFlags(hosts ...string) (resolve []string, allow string) {
 		resolve = append(resolve, fmt.Sprintf("%s:80:%s", h, s.AddrPort()))
 	}
 	return resolve, s.AddrPort().String()
+}
+
+// GuardConfig is the SSRF guard configuration of ResolveFlags(hosts...):
+// a resolve rule mapping each host's port 80 to the site, and the site's
+// address allowed. It panics if policy refuses those flags, which would be
+// a bug here or there.
+func (s *Site) GuardConfig(hosts ...string) policy.GuardConfig {
+	resolve, allow := s.ResolveFlags(hosts...)
+	var gc policy.GuardConfig
+	for _, r := range resolve {
+		rule, err := policy.ParseResolveRule(r)
+		if err != nil {
+			panic(fmt.Sprintf("testsite: parse resolve rule %q: %v", r, err))
+		}
+		gc.Resolve = append(gc.Resolve, rule)
+	}
+	addr, err := policy.ParseAllowAddr(allow)
+	if err != nil {
+		panic(fmt.Sprintf("testsite: parse allow addr %q: %v", allow, err))
+	}
+	gc.AllowAddrs = append(gc.AllowAddrs, addr)
+	return gc
+}
+
+// heldHTML is the page Hold serves.
+const heldHTML = `<!doctype html><html lang="en"><head><title>Held page</title>
+<meta name="description" content="A page that answers when the test lets it."></head>
+<body><h1>Held page</h1><p>Held until the other callers have arrived.</p></body></html>`
+
+// Hold serves a page without subresources at path, so an audit of it asks
+// the site for robots.txt and the page, one after the other. It holds the
+// first request until release is called (or the test ends); entered is
+// closed when that request arrives. Later requests are answered at once.
+func (s *Site) Hold(tb testing.TB, path string) (entered <-chan struct{}, release func()) {
+	tb.Helper()
+	in, out := make(chan struct{}), make(chan struct{})
+	var first, open sync.Once
+	release = func() { open.Do(func() { close(out) }) }
+	s.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		held := false
+		first.Do(func() { held = true; close(in) })
+		if held {
+			select {
+			case <-out:
+			case <-r.Context().Done():
+			}
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, heldHTML)
+	}))
+	// Registered after Start's Close, so it runs first and Close does not
+	// wait on a held request.
+	tb.Cleanup(release)
+	return in, release
 }
 
 // ReadFile returns a file of testdata/site.
