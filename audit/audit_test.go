@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 )
 
@@ -28,7 +29,6 @@ var sitePages = []string{
 // one GET per lane with the exact user agent, nothing blocked ever requested.
 func TestAuditSitePages(t *testing.T) {
 	e := mustEnv(t, nil)
-	plainUA := policy.DefaultIdentity().PlainUA()
 	renderUA := browser.UserAgent()
 	if !strings.HasSuffix(renderUA, " LektaBot/0.1 (+https://lekta.dev/bot)") || !strings.Contains(renderUA, "Chrome/") {
 		t.Fatalf("render user agent %q is not the browser's own with the LektaBot suffix", renderUA)
@@ -40,21 +40,7 @@ func TestAuditSitePages(t *testing.T) {
 				t.Fatalf("status %s (%s); plain %s %q; render %s %q", r.Status, r.Reason,
 					r.Lanes.Plain.Outcome, r.Lanes.Plain.Error, r.Lanes.Render.Outcome, r.Lanes.Render.Error)
 			}
-			hits := e.site.HitsOf("shop.example", "/"+page)
-			var plain, rendered int
-			for _, h := range hits {
-				switch h.UserAgent {
-				case plainUA:
-					plain++
-				case renderUA:
-					rendered++
-				default:
-					t.Errorf("page fetched with user agent %q", h.UserAgent)
-				}
-			}
-			if plain != 1 || rendered != 1 {
-				t.Errorf("page fetched %d times by the plain lane and %d by the render lane, want 1 and 1", plain, rendered)
-			}
+			wantOncePerLane(t, e.site, "shop.example", "/"+page)
 			checkGolden(t, page, r)
 		})
 	}
@@ -66,6 +52,28 @@ func TestAuditSitePages(t *testing.T) {
 			strings.HasPrefix(h.Path, "/fonts/") || strings.HasPrefix(h.Path, "/media/")):
 			t.Errorf("the render lane requested a blocked resource: %s", h.Path)
 		}
+	}
+}
+
+// wantOncePerLane checks the site log for path on host: one request by
+// the plain lane and one by the render lane, each with its exact user
+// agent, and none with another user agent.
+func wantOncePerLane(tb testing.TB, site *testsite.Site, host, path string) {
+	tb.Helper()
+	plainUA, renderUA := policy.DefaultIdentity().PlainUA(), browser.UserAgent()
+	var plain, rendered int
+	for _, h := range site.HitsOf(host, path) {
+		switch h.UserAgent {
+		case plainUA:
+			plain++
+		case renderUA:
+			rendered++
+		default:
+			tb.Errorf("%s fetched with user agent %q", path, h.UserAgent)
+		}
+	}
+	if plain != 1 || rendered != 1 {
+		tb.Errorf("%s fetched %d times by the plain lane and %d by the render lane, want 1 and 1", path, plain, rendered)
 	}
 }
 

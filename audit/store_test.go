@@ -12,7 +12,6 @@ import (
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/internal/testsite"
-	"lekta.dev/lekta/policy"
 )
 
 // These tests drive the store through the Auditor, against the memory store
@@ -248,21 +247,7 @@ func TestStoreJoin(t *testing.T) {
 // requests to the host at once.
 func wantOneAudit(tb testing.TB, site *testsite.Site, host, path string) {
 	tb.Helper()
-	plainUA, renderUA := policy.DefaultIdentity().PlainUA(), browser.UserAgent()
-	var plain, rendered int
-	for _, h := range site.HitsOf(host, path) {
-		switch h.UserAgent {
-		case plainUA:
-			plain++
-		case renderUA:
-			rendered++
-		default:
-			tb.Errorf("%s fetched with user agent %q", path, h.UserAgent)
-		}
-	}
-	if plain != 1 || rendered != 1 {
-		tb.Errorf("%s fetched %d times by the plain lane and %d by the render lane, want 1 and 1", path, plain, rendered)
-	}
+	wantOncePerLane(tb, site, host, path)
 	if n := len(site.HitsOf(host, "/robots.txt")); n != 1 {
 		tb.Errorf("robots.txt read %d times, want 1", n)
 	}
