@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"html"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -146,30 +145,5 @@ func TestServeQueueFullAndGracefulShutdown(t *testing.T) {
 	}
 	if n := len(site.HitsOf("q3.example", "/")); n != 0 {
 		t.Errorf("the refused audit reached q3.example %d times", n)
-	}
-}
-
-// freePort returns a TCP port free at the moment. The Redis tests here use
-// internal/redistest; freePort and waitTCP keep their names for tests
-// written alongside, and may go once nothing calls them.
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	return redistest.FreePort(tb)
-}
-
-// waitTCP waits until addr accepts connections.
-func waitTCP(tb testing.TB, addr string) {
-	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s never accepted: %v", addr, err)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
