@@ -27,6 +27,7 @@ vet:
 ## bench: Go benchmarks, then warm audits of every test page against a cold chromium --dump-dom.
 bench: chromium redis
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
+	$(GO) test -run '^$$' -bench ServeTimeToReport -benchtime 20x ./cmd/lekta
 	$(GO) run ./cmd/lekta-bench
 
 chromium:
