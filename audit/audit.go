@@ -193,7 +193,7 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundT
 		Now: a.cfg.Now,
 	}
 	snap, err := plainget.Fetch(ctx, cfg, target)
-	fillLane(lr, snap, err, ctx)
+	fillLane(ctx, lr, snap, err)
 	return observe(snap, err)
 }
 
@@ -226,7 +226,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 			return book.check(ctx, u)
 		},
 	})
-	fillLane(&lr.LaneReport, snap, err, ctx)
+	fillLane(ctx, &lr.LaneReport, snap, err)
 	if snap != nil && snap.Render != nil {
 		d := snap.Render
 		if d.Blocked != nil {
@@ -264,12 +264,8 @@ func observe(snap *compare.Snapshot, err error) *compare.Observed {
 	return &compare.Observed{Snapshot: snap, Page: compare.Extract(snap)}
 }
 
-func isHTML(mt string) bool {
-	return mt == "" || mt == "text/html" || mt == "application/xhtml+xml"
-}
-
 // fillLane copies a lane's snapshot and error into its report.
-func fillLane(lr *LaneReport, snap *compare.Snapshot, err error, ctx context.Context) {
+func fillLane(ctx context.Context, lr *LaneReport, snap *compare.Snapshot, err error) {
 	lr.Outcome = OutcomeOK
 	if err != nil {
 		lr.Outcome, lr.Error = classify(ctx, err), err.Error()
@@ -320,10 +316,10 @@ func classify(ctx context.Context, err error) Outcome {
 
 // finish diffs the lanes and sets the report's status, verdict and findings.
 func (a *Auditor) finish(r *Report, plain, rendered *compare.Observed) {
-	if plain != nil && isHTML(plain.Snapshot.ContentType) {
+	if plain != nil && compare.IsHTML(plain.Snapshot.ContentType) {
 		r.Lanes.Plain.Page = plain.Page
 	}
-	if rendered != nil && isHTML(rendered.Snapshot.ContentType) {
+	if rendered != nil && compare.IsHTML(rendered.Snapshot.ContentType) {
 		r.Lanes.Render.Page = rendered.Page
 	}
 	r.Status, r.Reason = status(&r.Lanes.Plain, &r.Lanes.Render.LaneReport)

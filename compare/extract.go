@@ -53,7 +53,7 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 		x.pageURL, x.base = u, u
 	}
 	x.headers(s.Header)
-	if isHTML(s.ContentType) {
+	if IsHTML(s.ContentType) {
 		root, deep := parseDocument(s.Body, s.Lane == LaneRender)
 		p.DeepNesting = deep
 		if root != nil {
@@ -64,8 +64,9 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 	return p
 }
 
-// isHTML reports whether a media type is one the extractor parses.
-func isHTML(ct string) bool {
+// IsHTML reports whether a media type (parameters allowed) is one the
+// extractor parses: HTML, XHTML, or none given.
+func IsHTML(ct string) bool {
 	ct, _, _ = strings.Cut(ct, ";")
 	switch strings.ToLower(strings.TrimSpace(ct)) {
 	case "", "text/html", "application/xhtml+xml":

@@ -117,7 +117,7 @@ func (d *differ) snapshotFindings(l *findingList) {
 	if ps != nil && ps.Truncated {
 		l.add(CodePlainTruncated, LanePlain, "The server HTML was cut off after %d bytes; findings cover only that part. Many crawlers also stop reading very large pages.", len(ps.Body))
 	}
-	if ps != nil && ps.ContentType != "" && !isHTML(ps.ContentType) {
+	if ps != nil && ps.ContentType != "" && !IsHTML(ps.ContentType) {
 		l.add(CodePlainNotHTML, LanePlain, "The URL answered with %s, not an HTML document, so there is no page content to compare.", q(ps.ContentType))
 	}
 	if rs != nil && rs.Truncated {
@@ -190,7 +190,7 @@ func (d *differ) renderFindings(l *findingList, rs *Snapshot) {
 
 // htmlPage is the side's page when its document is HTML, else nil.
 func (s side) htmlPage() *Page {
-	if s.snap != nil && !isHTML(s.snap.ContentType) {
+	if s.snap != nil && !IsHTML(s.snap.ContentType) {
 		return nil
 	}
 	return s.page
