@@ -63,12 +63,8 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	if t.ID == "" {
 		t.ID = a.cfg.NewID()
 	}
-	if e, ok, err := a.cfg.Store.Lookup(ctx, t.URL); err != nil {
-		return nil, unavailable(err)
-	} else if ok {
-		t.ready, err = cachedReport(e)
-		return t, err
-	}
+	// Admit answers a fresh cached result first, without charging the
+	// limiter, so one store round trip decides every submission.
 	adm, err := a.cfg.Store.Admit(ctx, t.URL, t.ID)
 	if err != nil {
 		return nil, unavailable(err)
