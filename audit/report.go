@@ -136,6 +136,10 @@ type RenderLaneReport struct {
 	FailedRequests  []compare.FailedRequest  `json:"failed_requests,omitempty"`
 	Requests        int                      `json:"requests"`
 	Settled         bool                     `json:"settled"`
+	// CookiesRefused and CredentialsRefused count what the page tried to
+	// store or send that the lane refused (compare.RenderDetails).
+	CookiesRefused     int `json:"cookies_refused"`
+	CredentialsRefused int `json:"credentials_refused"`
 }
 
 // Encode returns the report as indented JSON.

@@ -62,6 +62,8 @@ const (
 	CodeRenderFailedRequests      = "render.failed_requests"
 	CodeRenderNotSettled          = "render.not_settled"
 	CodeRenderNavigated           = "render.navigated"
+	CodeRenderBlockedMethod       = "render.blocked_method"
+	CodeRenderCookiesRefused      = "render.cookies_refused"
 	CodeHTMLTooDeep               = "html.too_deep"
 	CodeExtractTruncated          = "extract.truncated"
 
@@ -148,6 +150,8 @@ var codeTable = []CodeInfo{
 	{CodeRenderTruncated, SeverityWarning, "The rendered document was larger than the render lane keeps; the extract covers only the first part."},
 	{CodeRenderConsoleErrors, SeverityInfo, "The page logged errors to the browser console while rendering. They may explain missing content."},
 	{CodeRenderExceptions, SeverityWarning, "Scripts threw uncaught exceptions while rendering, so content they should produce may be missing for browsers and rendering crawlers too."},
+	{CodeRenderBlockedMethod, SeverityWarning, "The page tried to send data to a server while rendering (a form submission, or a POST, PUT or DELETE from script). LektaBot refused it, as crawlers never submit forms or send data; content that appears only after such a request is missing for every crawler."},
+	{CodeRenderCookiesRefused, SeverityInfo, "The page tried to store or send cookies or HTTP credentials while rendering. LektaBot sends none, like crawlers, which keep no cookies between requests; if the page needs a cookie or a login to show its content, crawlers do not see that content."},
 	{CodeRenderBlockedRobots, SeverityWarning, "robots.txt disallows resources the page needs to render (scripts, data). Rendering crawlers cannot load them either, so they may see a broken page; allow them."},
 	{CodeRenderFailedRequests, SeverityInfo, "Some resources the page requested failed to load while rendering."},
 	{CodeRenderNotSettled, SeverityWarning, "The page kept loading until the render lane's cap, so the rendered view may be incomplete. Pages that never go quiet are hard for rendering crawlers too."},

@@ -235,21 +235,32 @@ var diffCases = []diffCase{
 		in: pair(doc("", ""), doc("", ""), func(p, r *Snapshot) {
 			r.FinalURL = "http://shop.example/moved"
 			r.Render = &RenderDetails{
-				Blocked:        map[string]int{"robots": 2, "image": 3},
-				BlockedURLs:    []BlockedRequest{{URL: "http://shop.example/js/app.js", Reason: "robots", Rule: "Disallow: /js/"}, {URL: "http://shop.example/a.png", Reason: "image"}},
-				ConsoleErrors:  []string{"Failed to load resource"},
-				Exceptions:     []string{"TypeError: x is undefined"},
-				FailedRequests: []FailedRequest{{URL: "http://shop.example/api", Reason: "net::ERR_FAILED"}},
-				Navigations:    1,
-				Settled:        false,
+				Blocked: map[string]int{"robots": 2, "image": 3, "method": 2},
+				BlockedURLs: []BlockedRequest{{URL: "http://shop.example/js/app.js", Reason: "robots", Rule: "Disallow: /js/"}, {URL: "http://shop.example/a.png", Reason: "image"},
+					{URL: "http://shop.example/cart", Reason: "method", Rule: "POST"}},
+				ConsoleErrors:      []string{"Failed to load resource"},
+				Exceptions:         []string{"TypeError: x is undefined"},
+				FailedRequests:     []FailedRequest{{URL: "http://shop.example/api", Reason: "net::ERR_FAILED"}},
+				Navigations:        1,
+				Settled:            false,
+				CookiesRefused:     3,
+				CredentialsRefused: 1,
 			}
 		}),
 		want: []finding{{code: CodeRenderConsoleErrors, lane: LaneRender}, {code: CodeRenderExceptions, lane: LaneRender, sev: SeverityWarning},
-			{code: CodeRenderBlockedRobots, lane: LaneRender}, {code: CodeRenderFailedRequests, lane: LaneRender}, {code: CodeRenderNotSettled, lane: LaneRender}, {code: CodeRenderNavigated, lane: LaneRender}},
+			{code: CodeRenderBlockedRobots, lane: LaneRender}, {code: CodeRenderBlockedMethod, lane: LaneRender, sev: SeverityWarning},
+			{code: CodeRenderCookiesRefused, lane: LaneRender}, {code: CodeRenderFailedRequests, lane: LaneRender},
+			{code: CodeRenderNotSettled, lane: LaneRender}, {code: CodeRenderNavigated, lane: LaneRender}},
 		check: func(tb testing.TB, res Result) {
 			for _, f := range res.Findings {
 				if f.Code == CodeRenderBlockedRobots && !strings.Contains(f.Message, "Disallow: /js/") {
 					tb.Errorf("blocked-robots message does not name the rule: %s", f.Message)
+				}
+				if f.Code == CodeRenderBlockedMethod && !strings.Contains(f.Message, "POST “http://shop.example/cart”") {
+					tb.Errorf("blocked-method message does not name the request: %s", f.Message)
+				}
+				if f.Code == CodeRenderCookiesRefused && !strings.Contains(f.Message, "3 cookies and 1 credential") {
+					tb.Errorf("cookies-refused message does not count: %s", f.Message)
 				}
 			}
 		}},

@@ -176,6 +176,26 @@ func (d *differ) renderFindings(l *findingList, rs *Snapshot) {
 		}
 		l.add(CodeRenderBlockedRobots, LaneRender, "%s. Rendering crawlers cannot load them either; allow the scripts and data the page needs.", msg)
 	}
+	if n := rd.Blocked["method"]; n > 0 {
+		ex := ""
+		for _, b := range rd.BlockedURLs {
+			if b.Reason == "method" {
+				ex = ", the first: " + b.Rule + " " + q(b.URL)
+				break
+			}
+		}
+		l.add(CodeRenderBlockedMethod, LaneRender, "The page tried to send data %s while rendering%s; LektaBot refused, as crawlers never submit forms or send data.", plural(n, "time", "times"), ex)
+	}
+	if c, cr := rd.CookiesRefused, rd.CredentialsRefused; c+cr > 0 {
+		var parts []string
+		if c > 0 {
+			parts = append(parts, plural(c, "cookie", "cookies"))
+		}
+		if cr > 0 {
+			parts = append(parts, plural(cr, "credential or authentication challenge", "credentials or authentication challenges"))
+		}
+		l.add(CodeRenderCookiesRefused, LaneRender, "The page tried to use %s while rendering; LektaBot sent none, as crawlers keep no cookies and log in nowhere.", strings.Join(parts, " and "))
+	}
 	if n := len(rd.FailedRequests); n > 0 {
 		f := rd.FailedRequests[0]
 		l.add(CodeRenderFailedRequests, LaneRender, "%s failed while rendering, the first: %s (%s).", plural(n, "request", "requests"), q(f.URL), f.Reason)

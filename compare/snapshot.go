@@ -75,6 +75,12 @@ type RenderDetails struct {
 	Navigations int
 	// Settled is false when the network never went quiet before the cap.
 	Settled bool
+	// CookiesRefused counts the cookies the page tried to keep or send
+	// (Set-Cookie headers and Cookie headers the lane dropped).
+	CookiesRefused int
+	// CredentialsRefused counts the credentials the page tried to send and
+	// the authentication challenges it got (the lane answers none).
+	CredentialsRefused int
 }
 
 // BlockedRequest is one request the render lane refused, and why.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -22,8 +23,13 @@ const (
 	// maxNavigations caps main-frame navigations after the first (meta
 	// refresh, Refresh header, location=); later ones are refused.
 	maxNavigations = 3
-	// maxRedirects caps the redirect hops of one main-frame navigation.
+	// maxRedirects caps the redirect hops of every request chain: each
+	// main-frame navigation, each frame document, and every subresource,
+	// worker or fetch() request (counted by the proxy).
 	maxRedirects = 5
+	// maxFrameLoads caps the documents loaded into frames other than the
+	// main one (iframes, their navigations) per render.
+	maxFrameLoads = 20
 	// navigationTimeout bounds the wait for the main document when the
 	// caller set no deadline.
 	navigationTimeout = 30 * time.Second
@@ -44,8 +50,11 @@ type audit struct {
 	u     *url.URL
 	start time.Time
 	opts  Options
-	// origin is the page's scheme://host[:port], for AllowSameOrigin.
+	// origin is the page's scheme://host[:port], for AllowSameOrigin; the
+	// worker goroutine moves it (followOrigin), the proxy reads it.
+	originMu  sync.Mutex
 	origin    string
+	allowMu   sync.Mutex // one AllowSameOrigin call at a time
 	mainFrame cdp.FrameID
 	// cancel ends the render with a cause (a crash).
 	cancel context.CancelCauseFunc
@@ -66,6 +75,13 @@ type audit struct {
 	// chain holds the URLs of the current main-frame navigation and its
 	// redirect hops, so a redirect loop is refused instead of followed.
 	chain []string
+	// frameLoads counts documents loaded into frames other than the main
+	// one; frameHops the redirect hops of each frame document request.
+	frameLoads int
+	frameHops  map[network.RequestID]int
+	// endSettle stops the wait for the page to settle (the navigation cap
+	// was passed by navigations no request shows, such as blob: URLs).
+	endSettle context.CancelFunc
 }
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {
@@ -74,10 +90,32 @@ func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start t
 		origin:    origin(u),
 		mainFrame: cdp.FrameID(t.target.TargetID),
 		wake:      make(chan struct{}, 1),
+		frameHops: make(map[network.RequestID]int),
+		endSettle: func() {},
 	}
 	a.net.init()
 	a.rec.init()
 	return a
+}
+
+// pageOrigin is the origin whose requests robots.txt is asked about.
+func (a *audit) pageOrigin() string {
+	a.originMu.Lock()
+	defer a.originMu.Unlock()
+	return a.origin
+}
+
+// allowSameOrigin asks Request.AllowSameOrigin about u when u is of the
+// page's origin; everything else is allowed here (the guard and the other
+// rules still apply). It is called from the Fetch worker and from the
+// proxy's goroutines, one call at a time.
+func (a *audit) allowSameOrigin(u *url.URL) (bool, string) {
+	if a.req.AllowSameOrigin == nil || origin(u) != a.pageOrigin() {
+		return true, ""
+	}
+	a.allowMu.Lock()
+	defer a.allowMu.Unlock()
+	return a.req.AllowSameOrigin(u)
 }
 
 // origin is u's scheme://host[:port] as Chromium serializes it.
@@ -109,7 +147,7 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 
 	var sameOrigin string
 	if a.req.AllowSameOrigin != nil {
-		sameOrigin = a.origin
+		sameOrigin = a.pageOrigin()
 	}
 	if _, err := cdp.Call(rctx, a.t.target, fetch.Enable, fetch.EnableParams{Patterns: fetchPatterns(sameOrigin)}); err != nil {
 		return nil, a.explain(ctx, rctx, fmt.Errorf("enable request interception: %w", err))
@@ -118,7 +156,12 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	if err := a.navigate(ctx, rctx, d.navigate); err != nil {
 		return nil, err
 	}
-	settled := a.settle(rctx, d)
+	sctx, endSettle := context.WithCancel(rctx)
+	a.navMu.Lock()
+	a.endSettle = endSettle
+	a.navMu.Unlock()
+	settled := a.settle(sctx, d)
+	endSettle()
 	if err := context.Cause(rctx); err != nil {
 		return nil, a.explain(ctx, rctx, err)
 	}
@@ -129,9 +172,9 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	if !d.hard.IsZero() {
 		snapBy = d.hard
 	}
-	sctx, scancel := context.WithDeadline(rctx, snapBy)
+	snapCtx, scancel := context.WithDeadline(rctx, snapBy)
 	defer scancel()
-	dom, err := a.snapshot(sctx)
+	dom, err := a.snapshot(snapCtx)
 	if err != nil {
 		return nil, a.explain(ctx, rctx, fmt.Errorf("snapshot: %w", err))
 	}

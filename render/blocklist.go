@@ -29,6 +29,15 @@ const (
 	ReasonBudget = "budget"
 	// ReasonPopup: a window the page opened (closed at once).
 	ReasonPopup = "popup"
+	// ReasonMethod: a request with a method other than GET or HEAD (a form
+	// submission, fetch or XHR POST, PUT, DELETE...), or a CORS preflight
+	// for one. The lane never sends data to a site.
+	ReasonMethod = "method"
+	// ReasonRedirects: a redirect hop past maxRedirects of any request chain.
+	ReasonRedirects = "redirects"
+	// ReasonPrefetch: a speculative request (<link rel=prefetch>), never
+	// needed to render the page.
+	ReasonPrefetch = "prefetch"
 )
 
 // trackerHosts is the maintained list of analytics, tag-manager, session
@@ -144,6 +153,7 @@ func hostMatches(host, entry string) bool {
 // blockedTypes maps the resource types the render lane never loads to their
 // reason.
 var blockedTypes = map[network.ResourceType]string{
+	network.ResourceTypePrefetch:           ReasonPrefetch,
 	network.ResourceTypeImage:              ReasonImage,
 	network.ResourceTypeMedia:              ReasonMedia,
 	network.ResourceTypeTextTrack:          ReasonMedia,
@@ -171,7 +181,9 @@ func fetchPatterns(origin string) []*fetch.RequestPattern {
 	for _, t := range []network.ResourceType{
 		// Documents: every main-frame navigation and redirect hop is checked.
 		network.ResourceTypeDocument,
-		// Other: favicons and the like, blocked when they ask for an image.
+		// Other: favicons and the like, blocked when they ask for an image;
+		// <object> and <embed>, blocked when they name an image or media file.
+		// (Fetch takes no Prefetch pattern: the proxy refuses prefetches.)
 		network.ResourceTypeOther,
 	} {
 		ps = append(ps, &fetch.RequestPattern{ResourceType: t, RequestStage: fetch.RequestStageRequest})

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,10 @@ type Options struct {
 	UASuffix string
 	// Logger receives the lane's diagnostics; nil discards them.
 	Logger *slog.Logger
+	// RootCAs verify the sites' TLS certificates, which the lane's proxy
+	// checks itself (it terminates the browser's TLS); nil means the
+	// system's roots.
+	RootCAs *x509.CertPool
 
 	// SettleTimeout caps the wait, from the main document's arrival, for
 	// the load event plus network quiet (DefaultSettleTimeout); a render
@@ -111,6 +116,9 @@ type Browser struct {
 	opts     Options
 	execPath string
 	log      *slog.Logger
+	// auth makes the certificates the proxies show the browser; its key
+	// is the one the browser trusts, for the life of the Browser.
+	auth *authority
 
 	// inUse counts the renders holding a browser context.
 	inUse atomic.Int64
@@ -131,7 +139,11 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Browser{opts: opts, execPath: path, log: opts.Logger}
+	auth, err := newAuthority()
+	if err != nil {
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	b := &Browser{opts: opts, execPath: path, log: opts.Logger, auth: auth}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	in, err := b.launch(ctx)
@@ -174,6 +186,7 @@ func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, e
 	defer b.inUse.Add(-1)
 	defer t.close()
 	a := newAudit(b, in, t, req, u, start)
+	t.proxy.setRules(&rules{userAgent: in.ua + b.opts.UASuffix, allow: a.allowSameOrigin})
 	snap, err := a.run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", req.URL, err)

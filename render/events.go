@@ -48,8 +48,15 @@ func (a *audit) onEvent(ev any) {
 			a.net.setLoaded(true)
 		}
 	case *page.EventFrameNavigated:
-		if e.Frame.ParentID == "" {
+		if e.Frame.ParentID != "" {
+			break
+		}
+		if u, err := parseURL(e.Frame.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 			a.net.navigated(e.Frame.URL, e.Frame.LoaderID)
+		} else {
+			// blob:, about: and data: documents never pass Fetch: counted
+			// here, and the final URL stays the last document fetched.
+			a.committedElsewhere(e.Frame.URL)
 		}
 	case *runtime.EventConsoleAPICalled:
 		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {

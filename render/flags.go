@@ -45,10 +45,11 @@ const jsHeapMB = 512
 const hostResolverRules = "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
 
 // allocatorOptions are the chromedp allocator options for Chromium at
-// execPath with the default (deny-all) proxy at proxyAddr.
-func allocatorOptions(execPath, proxyAddr string) []chromedp.ExecAllocatorOption {
+// execPath with the default (deny-all) proxy at proxyAddr, trusting the
+// certificates of the proxies' key spki (base64 SHA-256 of its SPKI).
+func allocatorOptions(execPath, proxyAddr, spki string) []chromedp.ExecAllocatorOption {
 	opts := append([]chromedp.ExecAllocatorOption(nil), chromedp.DefaultExecAllocatorOptions[:]...)
-	for _, f := range extraFlags(proxyAddr, os.Geteuid() == 0) {
+	for _, f := range extraFlags(proxyAddr, spki, os.Geteuid() == 0) {
 		opts = append(opts, chromedp.Flag(f.name, f.value))
 	}
 	return append(opts, chromedp.ExecPath(execPath))
@@ -60,7 +61,7 @@ type flag struct {
 }
 
 // extraFlags are the flags on top of chromedp's defaults.
-func extraFlags(proxyAddr string, root bool) []flag {
+func extraFlags(proxyAddr, spki string, root bool) []flag {
 	return []flag{
 		// chromedp turns popup blocking off; window.open floods must stay blocked.
 		{"disable-popup-blocking", false},
@@ -84,6 +85,10 @@ func extraFlags(proxyAddr string, root bool) []flag {
 		// Without <-loopback> Chromium sends loopback traffic around the proxy.
 		{"proxy-bypass-list", "<-loopback>"},
 		{"host-resolver-rules", hostResolverRules},
+		// The proxy terminates TLS with certificates of one key made at
+		// start (mitm.go); the browser accepts exactly that key. Chromium
+		// honours this flag only with --user-data-dir, which chromedp sets.
+		{"ignore-certificate-errors-spki-list", spki},
 		{"js-flags", fmt.Sprintf("--max-old-space-size=%d", jsHeapMB)},
 		{"window-size", "1280,800"},
 	}

@@ -39,11 +39,11 @@ type spareTab struct {
 // launch starts Chromium, reads its user agent and prepares the first
 // browser context. b.mu is held.
 func (b *Browser) launch(ctx context.Context) (*instance, error) {
-	def, err := newProxy(b.opts.Dial, budget{}, true, loopbackOnly, b.log)
+	def, err := newProxy(proxyConfig{dial: b.opts.Dial, deny: true, peer: loopbackOnly, log: b.log})
 	if err != nil {
 		return nil, fmt.Errorf("start browser: %w", err)
 	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(b.execPath, def.addr())...)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(b.execPath, def.addr(), b.auth.spki)...)
 	logf := func(format string, args ...any) { b.log.Debug(fmt.Sprintf(format, args...), "src", "chromedp") }
 	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithBrowserOption(
 		chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf)))

@@ -68,12 +68,15 @@ func (a *audit) paused(ctx context.Context, e *fetch.EventRequestPaused) {
 // subresources of the page actually shown are the ones asked about.
 func (a *audit) followOrigin(ctx context.Context, raw string) {
 	u, err := parseURL(raw)
-	if err != nil || a.req.AllowSameOrigin == nil || origin(u) == a.origin {
+	if err != nil || a.req.AllowSameOrigin == nil || origin(u) == a.pageOrigin() {
 		return
 	}
-	a.origin = origin(u)
-	if _, err := cdp.Call(ctx, a.t.target, fetch.Enable, fetch.EnableParams{Patterns: fetchPatterns(a.origin)}); err != nil {
-		a.b.log.Debug("re-enable request interception", "origin", a.origin, "err", err)
+	o := origin(u)
+	a.originMu.Lock()
+	a.origin = o
+	a.originMu.Unlock()
+	if _, err := cdp.Call(ctx, a.t.target, fetch.Enable, fetch.EnableParams{Patterns: fetchPatterns(o)}); err != nil {
+		a.b.log.Debug("re-enable request interception", "origin", o, "err", err)
 	}
 }
 
@@ -83,26 +86,69 @@ func (a *audit) decide(e *fetch.EventRequestPaused) (reason, rule string) {
 	if err != nil {
 		return ReasonNavigation, ""
 	}
-	if e.ResourceType == network.ResourceTypeDocument && e.FrameID == a.mainFrame {
-		if reason := a.mainFrameNavigation(u, e.RedirectedRequestID != ""); reason != "" {
-			return reason, ""
-		}
-	}
 	if trackerURL(u) {
 		return ReasonAnalytics, ""
 	}
 	if r, ok := blockedTypes[e.ResourceType]; ok {
 		return r, ""
 	}
+	if !pausedMethodAllowed(e.Request) {
+		// A form submission, which would also navigate: refused here, the
+		// page stays as it is.
+		return ReasonMethod, e.Request.Method
+	}
+	if e.ResourceType == network.ResourceTypeDocument {
+		if reason := a.documentRequest(e, u); reason != "" {
+			return reason, ""
+		}
+	}
 	if e.ResourceType == network.ResourceTypeOther && wantsImage(e.Request.Headers) {
 		return ReasonImage, "" // favicons, which the browser fetches on its own
 	}
-	if a.req.AllowSameOrigin != nil && origin(u) == a.origin {
-		if ok, rule := a.req.AllowSameOrigin(u); !ok {
-			return ReasonRobots, rule
-		}
+	if r := extensionReason(u); r != "" && (e.ResourceType != network.ResourceTypeDocument || e.FrameID != a.mainFrame) {
+		// <object>, <embed> and <iframe> of an image or a video, whose
+		// request type does not say what they fetch.
+		return r, ""
+	}
+	if ok, rule := a.allowSameOrigin(u); !ok {
+		return ReasonRobots, rule
 	}
 	return "", ""
+}
+
+// pausedMethodAllowed is allowedMethod for a paused request.
+func pausedMethodAllowed(r *network.Request) bool {
+	switch r.Method {
+	case "GET", "HEAD":
+		return !r.HasPostData
+	case "OPTIONS":
+		m := headerValue(r.Headers, "Access-Control-Request-Method")
+		return (m == "GET" || m == "HEAD") && !r.HasPostData
+	}
+	return false
+}
+
+// documentRequest checks a document request: the main frame's (its
+// navigations and hops, re-validated and capped) or another frame's (its
+// loads per audit and its redirect hops capped).
+func (a *audit) documentRequest(e *fetch.EventRequestPaused, u *url.URL) string {
+	if e.FrameID == a.mainFrame {
+		return a.mainFrameNavigation(u, e.RedirectedRequestID != "")
+	}
+	a.navMu.Lock()
+	defer a.navMu.Unlock()
+	if e.RedirectedRequestID != "" {
+		a.frameHops[e.NetworkID]++
+		if a.frameHops[e.NetworkID] > maxRedirects {
+			return ReasonRedirects
+		}
+		return ""
+	}
+	a.frameLoads++
+	if a.frameLoads > maxFrameLoads {
+		return ReasonNavigation
+	}
+	return ""
 }
 
 // mainFrameNavigation counts and checks a main-frame document request: the
@@ -151,6 +197,22 @@ func (a *audit) mainFrameNavigation(u *url.URL, redirect bool) string {
 	}
 	a.navErr = nil
 	return ""
+}
+
+// committedElsewhere counts a main-frame navigation that made no request
+// (a blob:, about: or data: document) against the navigation cap; past the
+// cap, the render stops waiting for the page to settle.
+func (a *audit) committedElsewhere(raw string) {
+	a.navMu.Lock()
+	defer a.navMu.Unlock()
+	if !a.navSeen {
+		return
+	}
+	a.navs++
+	if a.navs > maxNavigations {
+		a.rec.block("", raw, ReasonNavigation, "")
+		a.endSettle()
+	}
 }
 
 // navigations is how many main-frame navigations after the first were let through.

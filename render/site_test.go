@@ -2,12 +2,19 @@ package render
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha1"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +39,13 @@ const testSuffix = " LektaBot/0.1 (+https://lekta.dev/bot)"
 // hit is one request the test site received.
 type hit struct {
 	Host, Path, Query, UA, Method string
+	// Scheme is "https" for a request to the TLS listener.
+	Scheme string
+	// Cookie, Authorization and ACRM (Access-Control-Request-Method) are
+	// the request's headers of those names.
+	Cookie, Authorization, ACRM string
+	// BodyLen is how many body bytes arrived.
+	BodyLen int
 }
 
 // site is the local test web site: pages from testdata and a few dynamic
@@ -39,7 +53,14 @@ type hit struct {
 // it. It logs every request.
 type site struct {
 	srv    *httptest.Server
+	tls    *httptest.Server // the same site over TLS, for *.example:443
+	roots  *x509.CertPool   // trusts tls's certificate
 	canary *canary.Canary
+
+	// pages are test pages served at /t/NAME (see addPage).
+	pages sync.Map
+	// written counts the body bytes /blob handed to the connection, per query.
+	written sync.Map
 
 	mu   sync.Mutex
 	hits []hit
@@ -58,12 +79,69 @@ func newSite(tb testing.TB) *site {
 	}
 	s := &site{canary: c}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	cert, roots := testCertificate(tb, "*.example")
+	s.roots = roots
+	s.tls = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.tls.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	s.tls.StartTLS()
 	return s
 }
 
 func (s *site) close() {
 	s.srv.Close()
+	s.tls.Close()
 	s.canary.Close()
+}
+
+// loopback is the site's own address, which the test guard allows exactly
+// (as --allow-addr does): http://loopback is a secure context to Chromium,
+// so service workers register there without TLS.
+func (s *site) loopback() string { return s.srv.Listener.Addr().String() }
+
+// testPage is one page addPage registered.
+type testPage struct {
+	contentType string
+	body        string
+}
+
+// addPage serves body at /t/name; a name ending in .js is served as script.
+func (s *site) addPage(name, body string) {
+	ct := "text/html; charset=utf-8"
+	if strings.HasSuffix(name, ".js") {
+		ct = "text/javascript"
+	}
+	s.pages.Store(name, testPage{contentType: ct, body: body})
+}
+
+// testCertificate makes a self-signed certificate for the names and a pool
+// that trusts it.
+func testCertificate(tb testing.TB, names ...string) (tls.Certificate, *x509.CertPool) {
+	tb.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: names[0]},
+		DNSNames:     names,
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:         true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
 }
 
 // dial is the test guard: *.example and analytics hosts on port 80 go to
@@ -74,16 +152,29 @@ func (s *site) dial(ctx context.Context, network, addr string) (net.Conn, error)
 		return nil, err
 	}
 	host = strings.ToLower(host)
-	if port == "80" && (strings.HasSuffix(host, ".example") || trackerHost(host) || host == "www.facebook.com") {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", s.srv.Listener.Addr().String())
+	var d net.Dialer
+	public := strings.HasSuffix(host, ".example") || trackerHost(host) || host == "www.facebook.com"
+	switch {
+	case port == "80" && public, addr == s.loopback():
+		return d.DialContext(ctx, "tcp", s.loopback())
+	case port == "443" && public:
+		return d.DialContext(ctx, "tcp", s.tls.Listener.Addr().String())
 	}
 	s.refusedDials.Add(1)
 	return nil, fmt.Errorf("dial %s: %w", addr, errTestGuard)
 }
 
 // checkURL is the test target validation: http(s), a name (no IP literal,
-// no localhost), default ports only.
+// no localhost), default ports only; and the site's own loopback address,
+// allowed exactly.
+func (s *site) checkURL(u *url.URL) error {
+	if u.Scheme == "http" && u.Host == s.loopback() {
+		return nil
+	}
+	return checkURL(u)
+}
+
+// checkURL is checkURL of a site without the loopback exception.
 func checkURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("scheme %q refused", u.Scheme)
@@ -132,11 +223,62 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
+	n, _ := io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
+	h := hit{
+		Host: host, Path: r.URL.Path, Query: r.URL.RawQuery, UA: r.UserAgent(), Method: r.Method, Scheme: "http",
+		Cookie: r.Header.Get("Cookie"), Authorization: r.Header.Get("Authorization"),
+		ACRM: r.Header.Get("Access-Control-Request-Method"), BodyLen: int(n),
+	}
+	if r.TLS != nil {
+		h.Scheme = "https"
+	}
 	s.mu.Lock()
-	s.hits = append(s.hits, hit{Host: host, Path: r.URL.Path, Query: r.URL.RawQuery, UA: r.UserAgent(), Method: r.Method})
+	s.hits = append(s.hits, h)
 	s.mu.Unlock()
 	q := r.URL.Query()
 	switch p := r.URL.Path; {
+	case strings.HasPrefix(p, "/t/"):
+		v, ok := s.pages.Load(strings.TrimPrefix(p, "/t/"))
+		if !ok {
+			http.NotFound(w, nil)
+			return
+		}
+		tp := v.(testPage)
+		w.Header().Set("Content-Type", tp.contentType)
+		io.WriteString(w, tp.body)
+	case p == "/sink":
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"sink":true}`)
+	case p == "/auth":
+		if r.Header.Get("Authorization") == "" {
+			if q.Get("nochallenge") == "" {
+				w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+			}
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, "authorized")
+	case p == "/setcookie":
+		w.Header().Set("Set-Cookie", "b=2; Path=/")
+		io.WriteString(w, "cookie set")
+	case p == "/blob":
+		// A body of the given type and size without a telling extension.
+		size, _ := strconv.Atoi(q.Get("size"))
+		w.Header().Set("Content-Type", q.Get("type"))
+		chunk := make([]byte, 32<<10)
+		written := 0
+		for written < size {
+			k, err := w.Write(chunk[:min(len(chunk), size-written)])
+			written += k
+			if err != nil {
+				break
+			}
+		}
+		s.written.Store(r.URL.RawQuery, written)
+	case p == "/framenav":
+		i, _ := strconv.Atoi(q.Get("i"))
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!DOCTYPE html><title>frame %d</title><p>frame-%d</p><script>location = "/framenav?i=%d";</script>`, i, i, i+1)
 	case strings.HasPrefix(p, "/p/"):
 		s.page(w, strings.TrimPrefix(p, "/p/"))
 	case p == "/data.json":
@@ -159,11 +301,28 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/loop", http.StatusFound)
 	case p == "/chain":
 		n, _ := strconv.Atoi(q.Get("n"))
-		if n <= 0 {
-			s.page(w, "small.html")
+		kind := q.Get("k")
+		if n > 0 {
+			next := fmt.Sprintf("/chain?n=%d", n-1)
+			if kind != "" {
+				next += "&k=" + kind
+			}
+			http.Redirect(w, r, next, http.StatusFound)
 			return
 		}
-		http.Redirect(w, r, fmt.Sprintf("/chain?n=%d", n-1), http.StatusFound)
+		switch kind {
+		case "script":
+			w.Header().Set("Content-Type", "text/javascript")
+			io.WriteString(w, `document.title = "chain-script-ran";`)
+		case "style":
+			w.Header().Set("Content-Type", "text/css")
+			io.WriteString(w, `p { color: red }`)
+		case "fetch":
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"chain":"end"}`)
+		default:
+			s.page(w, "small.html")
+		}
 	case p == "/nav":
 		i, _ := strconv.Atoi(q.Get("i"))
 		w.Header().Set("Content-Type", "text/html")
@@ -248,7 +407,7 @@ func testLogger() *slog.Logger {
 
 // testOptions are the options of test browsers on s.
 func testOptions(s *site) Options {
-	return Options{Dial: s.dial, CheckURL: checkURL, UASuffix: testSuffix, Logger: testLogger()}
+	return Options{Dial: s.dial, CheckURL: s.checkURL, UASuffix: testSuffix, Logger: testLogger(), RootCAs: s.roots}
 }
 
 // mustBrowser returns the shared browser and site. Without Chromium the

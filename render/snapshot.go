@@ -143,14 +143,16 @@ func (a *audit) assemble(d domResult, settled bool) *compare.Snapshot {
 	a.rec.mu.Lock()
 	defer a.rec.mu.Unlock()
 	details := &compare.RenderDetails{
-		Blocked:        make(map[string]int, len(a.rec.blocked)+len(use.blocked)),
-		BlockedURLs:    append([]compare.BlockedRequest(nil), a.rec.blockedURLs...),
-		ConsoleErrors:  append([]string(nil), a.rec.consoleErrs...),
-		Exceptions:     append([]string(nil), a.rec.exceptions...),
-		FailedRequests: append([]compare.FailedRequest(nil), a.rec.failures...),
-		Requests:       requests,
-		Navigations:    a.navigations(),
-		Settled:        settled,
+		Blocked:            make(map[string]int, len(a.rec.blocked)+len(use.blocked)),
+		BlockedURLs:        append([]compare.BlockedRequest(nil), a.rec.blockedURLs...),
+		ConsoleErrors:      append([]string(nil), a.rec.consoleErrs...),
+		Exceptions:         append([]string(nil), a.rec.exceptions...),
+		FailedRequests:     append([]compare.FailedRequest(nil), a.rec.failures...),
+		Requests:           requests,
+		Navigations:        a.navigations(),
+		Settled:            settled,
+		CookiesRefused:     use.cookies,
+		CredentialsRefused: use.credentials,
 	}
 	for k, v := range a.rec.blocked {
 		details.Blocked[k] += v

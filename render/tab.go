@@ -37,7 +37,10 @@ type tab struct {
 // newTab creates a browser context and a page in it. ctx bounds the creation.
 func (in *instance) newTab(ctx context.Context) (*tab, error) {
 	o := in.b.opts
-	p, err := newProxy(o.Dial, budget{requests: o.MaxRequests, bytes: o.MaxBytes}, false, in.peer, in.b.log)
+	p, err := newProxy(proxyConfig{
+		dial: o.Dial, budget: budget{requests: o.MaxRequests, bytes: o.MaxBytes},
+		peer: in.peer, auth: in.b.auth, roots: o.RootCAs, log: in.b.log,
+	})
 	if err != nil {
 		return nil, err
 	}
