@@ -45,7 +45,10 @@ func dated(s *Snapshot, extra Header) {
 
 var checkCases = []checkCase{
 	{name: "canonical is not a URL", head: `<link rel="canonical" href="I am not a URL">`, code: CodeCanonicalInvalid,
-		check: func(tb testing.TB, p *Page) { eq(tb, "canonical", p.Canonical, ""); eq(tb, "href", p.CanonicalHref, "I am not a URL") }},
+		check: func(tb testing.TB, p *Page) {
+			eq(tb, "canonical", p.Canonical, "")
+			eq(tb, "href", p.CanonicalHref, "I am not a URL")
+		}},
 	{name: "canonical with a space in the host", head: `<link rel="canonical" href="http://shop .example/page">`, code: CodeCanonicalInvalid},
 	{name: "canonical of another scheme", head: `<link rel="canonical" href="ftp://shop.example/page">`, code: CodeCanonicalInvalid},
 	{name: "canonical relative", head: `<link rel="canonical" href="/page">`, code: CodeCanonicalRelative,
@@ -80,7 +83,10 @@ var checkCases = []checkCase{
 			eq(tb, "header alternate", p.Hreflang[0], Alternate{Lang: "@@", Href: "http://shop.example/x/", Header: true})
 		}},
 	{name: "hreflang in body is ignored", body: alternates("de"), code: CodeHreflangInBody,
-		check: func(tb testing.TB, p *Page) { eq(tb, "alternates", len(p.Hreflang), 0); eq(tb, "in body", p.HreflangInBody, 3) }},
+		check: func(tb testing.TB, p *Page) {
+			eq(tb, "alternates", len(p.Hreflang), 0)
+			eq(tb, "in body", p.HreflangInBody, 3)
+		}},
 	{name: "hreflang without the page itself",
 		head: `<link rel="alternate" hreflang="de" href="http://shop.example/de/"><link rel="alternate" hreflang="x-default" href="http://shop.example/de/">`,
 		code: CodeHreflangNoSelf},
@@ -97,7 +103,9 @@ var checkCases = []checkCase{
 		scripted: CodeMetaDescriptionChanged, scriptedLane: "", also: []string{CodeMetaDescriptionLength}},
 	{name: "meta description too long", head: `<meta name="description" content="` + strings.Repeat("A kettle. ", 20) + `">`, code: CodeMetaDescriptionLength,
 		scripted: CodeMetaDescriptionChanged, scriptedLane: "", also: []string{CodeMetaDescriptionLength}},
-	{name: "title of Unicode spaces", edit: func(d string) string { return strings.Replace(d, "<title>Kettle</title>", "<title>\u00a0\u2003</title>", 1) },
+	{name: "title of Unicode spaces", edit: func(d string) string {
+		return strings.Replace(d, "<title>Kettle</title>", "<title>\u00a0\u2003</title>", 1)
+	},
 		code: CodeTitleMissing, scripted: CodeTitlePlainOnly, scriptedLane: ""},
 	{name: "title very long", edit: func(d string) string {
 		return strings.Replace(d, "<title>Kettle</title>", "<title>"+strings.Repeat("Kettle ", 12)+"</title>", 1)
