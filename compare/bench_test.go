@@ -100,3 +100,23 @@ func BenchmarkExtractAndCheck(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChecks measures the page checks of both lanes alone on the
+// extracts of the 1 MB and 5 MB pages; its time over BenchmarkExtract's is
+// the checks' share of extraction time.
+func BenchmarkChecks(b *testing.B) {
+	for _, size := range []int{1 << 20, 5 << 20} {
+		s := snap(LanePlain, "")
+		s.Body = benchPage(size)
+		o := &Observed{Snapshot: s, Page: Extract(s)}
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			b.SetBytes(int64(len(s.Body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d := &differ{p: observe(o), r: observe(o)}
+				var l findingList
+				d.checkFindings(&l)
+			}
+		})
+	}
+}
