@@ -135,6 +135,7 @@ func (a *Auditor) run(ctx context.Context, target *url.URL, id string, trigger T
 		plain := a.plainLane(ctx, target, tr, book, &r.Lanes.Plain)
 		rendered := a.renderLane(ctx, target, book, &r.Lanes.Render)
 		a.finish(r, plain, rendered)
+		r.Crawlers = crawlerRows(book.result(ctx, target), target, plain, rendered, r.Verdict)
 	}
 	r.DurationMS = a.cfg.Now().Sub(start).Milliseconds()
 	a.cfg.Logger.Info("audit", "id", id, "host", target.Hostname(), "trigger", trigger,

@@ -99,6 +99,10 @@ type Report struct {
 	Diff     []compare.FieldDiff `json:"diff"`
 	Lanes    Lanes               `json:"lanes"`
 	Robots   *RobotsSection      `json:"robots,omitempty"`
+	// Crawlers says, per well-known crawler, what robots.txt and the robots
+	// directives tell it and which view (lane) it gets; computed from what
+	// LektaBot fetched, never by fetching as that crawler. Set when a lane ran.
+	Crawlers []compare.CrawlerRow `json:"crawlers,omitempty"`
 }
 
 // Lanes holds the two lanes' reports.

@@ -17,6 +17,7 @@ func WriteText(w io.Writer, r *Report) error {
 	p.header(r)
 	p.fields(r)
 	p.findings(r)
+	p.crawlers(r)
 	p.lanes(r)
 	p.robots(r)
 	return p.err
@@ -90,6 +91,52 @@ func (p *printer) findings(r *Report) {
 		}
 		p.f("  %-8s %s%s\n           %s\n", strings.ToUpper(string(f.Severity)), f.Code, lane, f.Message)
 	}
+}
+
+// crawlers prints report.crawlers as one table, a row per crawler.
+func (p *printer) crawlers(r *Report) {
+	if len(r.Crawlers) == 0 {
+		return
+	}
+	p.f("\ncrawlers (what each is told and sees; computed from this audit, nothing fetched as them):\n")
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  crawler\tview\trobots.txt\tdirectives\tindex\ttitle\ttext\t\n")
+	for _, c := range r.Crawlers {
+		robots := "not read"
+		switch {
+		case c.Robots.Known && !c.Robots.Allowed:
+			robots = "DISALLOWED " + c.Robots.Rule
+		case c.Robots.Known && c.Robots.Rule != "":
+			robots = "allowed " + c.Robots.Rule
+		case c.Robots.Known:
+			robots = "allowed"
+		}
+		if c.Robots.Group != "" {
+			robots += " [" + c.Robots.Group + "]"
+		}
+		index := "yes"
+		switch {
+		case c.Missing:
+			index = "no view"
+		case !c.MayIndex:
+			index = "no"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t\n", terminalSafe(c.Token), c.View, value(robots),
+			value(strings.Join(c.Directives, "; ")), index, value(c.Title), 100*c.ContentShare)
+	}
+	if err := tw.Flush(); err != nil && p.err == nil {
+		p.err = err
+	}
+}
+
+// terminalSafe quotes s when it holds anything but printable ASCII.
+func terminalSafe(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return fmt.Sprintf("%q", s)
+		}
+	}
+	return s
 }
 
 func rank(s compare.Severity) int {

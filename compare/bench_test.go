@@ -75,3 +75,48 @@ func BenchmarkDiff(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExtractAndCheck measures Extract plus the page checks of both
+// lanes on the 1 MB and 5 MB pages (one page handed to both lanes), the
+// figure whose ratio to BenchmarkExtract is the checks' cost.
+func BenchmarkExtractAndCheck(b *testing.B) {
+	for _, size := range []int{1 << 20, 5 << 20} {
+		body := benchPage(size)
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			s := snap(LanePlain, "")
+			s.Body = body
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				p := Extract(s)
+				o := &Observed{Snapshot: s, Page: p}
+				d := &differ{p: observe(o), r: observe(o)}
+				var l findingList
+				d.checkFindings(&l)
+				if p.WordCount == 0 {
+					b.Fatal("no words extracted")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkChecks measures the page checks of both lanes alone on the
+// extracts of the 1 MB and 5 MB pages; its time over BenchmarkExtract's is
+// the checks' share of extraction time.
+func BenchmarkChecks(b *testing.B) {
+	for _, size := range []int{1 << 20, 5 << 20} {
+		s := snap(LanePlain, "")
+		s.Body = benchPage(size)
+		o := &Observed{Snapshot: s, Page: Extract(s)}
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			b.SetBytes(int64(len(s.Body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d := &differ{p: observe(o), r: observe(o)}
+				var l findingList
+				d.checkFindings(&l)
+			}
+		})
+	}
+}

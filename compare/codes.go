@@ -9,14 +9,23 @@ const (
 	CodeTitlePlainOnly            = "title.plain_only"
 	CodeTitleChanged              = "title.changed"
 	CodeTitleMissing              = "title.missing"
+	CodeTitleLong                 = "title.long"
 	CodeMetaDescriptionRenderOnly = "meta_description.render_only"
 	CodeMetaDescriptionPlainOnly  = "meta_description.plain_only"
 	CodeMetaDescriptionChanged    = "meta_description.changed"
+	CodeMetaDescriptionMissing    = "meta_description.missing"
+	CodeMetaDescriptionLength     = "meta_description.length"
 	CodeCanonicalRenderOnly       = "canonical.render_only"
 	CodeCanonicalPlainOnly        = "canonical.plain_only"
 	CodeCanonicalChanged          = "canonical.changed"
 	CodeCanonicalHeaderMismatch   = "canonical.header_mismatch"
 	CodeCanonicalConflicting      = "canonical.conflicting"
+	CodeCanonicalInvalid          = "canonical.invalid"
+	CodeCanonicalRelative         = "canonical.relative"
+	CodeCanonicalInBody           = "canonical.in_body"
+	CodeCanonicalRoot             = "canonical.points_to_root"
+	CodeCanonicalAlternate        = "canonical.points_to_alternate"
+	CodeCanonicalOtherDomain      = "canonical.other_domain"
 	CodeRobotsNoindexRenderOnly   = "robots.noindex_render_only"
 	CodeRobotsNoindexPlainOnly    = "robots.noindex_plain_only"
 	CodeRobotsNofollowRenderOnly  = "robots.nofollow_render_only"
@@ -26,12 +35,21 @@ const (
 	CodeRobotsChanged             = "robots.changed"
 	CodeRobotsBotMetaChanged      = "robots.bot_meta_changed"
 	CodeXRobotsTagChanged         = "x_robots_tag.changed"
+	CodeRobotsUnavailableAfter    = "robots.unavailable_after"
+	CodeRobotsBotNoindex          = "robots.bot_noindex"
 	CodeLangRenderOnly            = "lang.render_only"
 	CodeLangPlainOnly             = "lang.plain_only"
 	CodeLangChanged               = "lang.changed"
 	CodeHreflangRenderOnly        = "hreflang.render_only"
 	CodeHreflangPlainOnly         = "hreflang.plain_only"
 	CodeHreflangChanged           = "hreflang.changed"
+	CodeHreflangInvalid           = "hreflang.invalid_code"
+	CodeHreflangSpaces            = "hreflang.spaces"
+	CodeHreflangRelative          = "hreflang.relative"
+	CodeHreflangMissingHref       = "hreflang.missing_href"
+	CodeHreflangInBody            = "hreflang.in_body"
+	CodeHreflangNoSelf            = "hreflang.no_self"
+	CodeHreflangNoXDefault        = "hreflang.no_x_default"
 	CodeH1RenderOnly              = "h1.render_only"
 	CodeH1PlainOnly               = "h1.plain_only"
 	CodeH1Changed                 = "h1.changed"
@@ -42,6 +60,8 @@ const (
 	CodeJSONLDInvalid             = "json_ld.invalid"
 	CodeLinksRenderOnly           = "links.render_only"
 	CodeLinksPlainOnly            = "links.plain_only"
+	CodeLinksNonDescriptive       = "links.non_descriptive"
+	CodeLinksUncrawlable          = "links.uncrawlable"
 	CodeContentRenderOnly         = "content.render_only"
 	CodeContentPlainOnly          = "content.plain_only"
 	CodeOpenGraphRenderOnly       = "open_graph.render_only"
@@ -101,6 +121,9 @@ var codeTable = []CodeInfo{
 	{CodeTitlePlainOnly, SeverityWarning, "The server HTML has a <title> but scripts remove it, so browsers and rendering search engines see no title. Stop the script from clearing document.title."},
 	{CodeTitleChanged, SeverityWarning, "Scripts replace the server's <title> with another one. AI crawlers keep the server's title while browsers and Google show the scripted one; make the server send the final title."},
 	{CodeTitleMissing, SeverityWarning, "Neither the server HTML nor the rendered page has a <title>. Every indexable page should have a short, specific title."},
+	{CodeTitleLong, SeverityInfo, "The <title> is longer than 70 characters. Search results cut titles at about 60 characters (600 pixels), so the end is not shown; put what matters first."},
+	{CodeMetaDescriptionMissing, SeverityWarning, "Neither the server HTML nor the rendered page has a meta description, or it is empty or only spaces (non-breaking ones included). Search engines and AI answers then write their own summary from the page; add one or two sentences that say what it offers."},
+	{CodeMetaDescriptionLength, SeverityInfo, "The meta description is shorter than 25 or longer than 160 characters. Search engines show about 160 characters and tend to replace very short descriptions with text from the page."},
 	{CodeMetaDescriptionRenderOnly, SeverityWarning, "The meta description is added by JavaScript. Fetchers that do not render never see it and write their own snippet; put it in the server HTML."},
 	{CodeMetaDescriptionPlainOnly, SeverityInfo, "The server HTML has a meta description that scripts remove. Browsers and rendering crawlers see none."},
 	{CodeMetaDescriptionChanged, SeverityInfo, "Scripts change the meta description, so AI crawlers and rendering search engines read different summaries of the page. Serve the final description in the HTML."},
@@ -109,6 +132,14 @@ var codeTable = []CodeInfo{
 	{CodeCanonicalChanged, SeverityCritical, "The server HTML and the rendered page name different canonical URLs. Search engines receive conflicting signals and AI crawlers follow the server's one; make both the same."},
 	{CodeCanonicalHeaderMismatch, SeverityWarning, "The canonical in the Link response header differs from the <link rel=\"canonical\"> element. Send one canonical URL in both places."},
 	{CodeCanonicalConflicting, SeverityWarning, "The document has several canonical links pointing to different URLs; search engines then ignore all of them. Keep exactly one."},
+	{CodeCanonicalInvalid, SeverityWarning, "The canonical link (element or Link header) is not a URL: it has spaces or a malformed host, or a scheme other than http(s). Search engines ignore it, as if there were none. Write the page's absolute URL."},
+	{CodeCanonicalRelative, SeverityInfo, "The canonical URL is written as a relative URL. Google resolves it against the page, but it is a common source of mistakes (a copy on another host or under another path names itself as canonical); write the absolute URL. Covers the Link header too."},
+	{CodeCanonicalInBody, SeverityInfo, "A <link rel=\"canonical\"> stands in <body>. Google and Lighthouse ignore canonical links outside <head>, so it neither counts nor conflicts; move it into <head>."},
+	{CodeCanonicalRoot, SeverityWarning, "The canonical URL is the site's root (the home page) while the page itself is deeper. Search engines may then index only the home page; each page should name its own URL."},
+	{CodeCanonicalAlternate, SeverityWarning, "The canonical URL points to another language version of the page (one of its hreflang alternates). Each language version should be its own canonical, or search engines drop the other languages."},
+	{CodeCanonicalOtherDomain, SeverityInfo, "The canonical URL is on another domain. Right for content syndicated from there; otherwise search engines index the other domain's page instead of this one."},
+	{CodeRobotsUnavailableAfter, SeverityWarning, "An unavailable_after directive (meta robots or X-Robots-Tag, generic or for this bot) names a date that has passed, so search engines treat the page as noindex. Remove the directive or move the date if the page should stay indexed."},
+	{CodeRobotsBotNoindex, SeverityWarning, "A robots meta or X-Robots-Tag addressed to particular crawlers (googlebot, bingbot, gptbot, ...) says noindex (or none). Those crawlers drop the page while others may index it; the crawlers table shows each one's view. Fine if intended."},
 	{CodeRobotsNoindexRenderOnly, SeverityCritical, "Scripts add a noindex that the server HTML lacks. Rendering search engines such as Google drop the page from their index, while AI crawlers that do not render still index it. Decide which you want and serve it in the HTML."},
 	{CodeRobotsNoindexPlainOnly, SeverityCritical, "The server HTML says noindex and scripts remove it. Crawlers that do not render (AI crawlers) obey the noindex, and Google may not render a page marked noindex at all, so the page is likely not indexed anywhere. Remove noindex from the server HTML if the page should be found."},
 	{CodeRobotsNofollowRenderOnly, SeverityWarning, "Scripts add nofollow, so rendering crawlers stop following the page's links while non-rendering ones follow them."},
@@ -121,6 +152,13 @@ var codeTable = []CodeInfo{
 	{CodeLangRenderOnly, SeverityWarning, "The <html lang> attribute is set by JavaScript. Fetchers that do not render cannot tell the page's language; set it in the server HTML."},
 	{CodeLangPlainOnly, SeverityInfo, "Scripts remove the <html lang> attribute of the server HTML."},
 	{CodeLangChanged, SeverityWarning, "Scripts change the page language declared in <html lang>. AI crawlers read the server's language; serve the right one."},
+	{CodeHreflangInvalid, SeverityWarning, "An hreflang value is not a language code search engines accept: it must be x-default or a BCP 47 language (optionally with script and region) from the IANA registry, with hyphens (de, de-AT, zh-Hans-CN), so that alternate is ignored."},
+	{CodeHreflangSpaces, SeverityWarning, "An hreflang value has leading or trailing spaces. Lekta reports it as written instead of trimming it into a valid code; not every consumer trims, so write the code alone."},
+	{CodeHreflangRelative, SeverityWarning, "An hreflang alternate's href is not an absolute URL. Search engines expect fully qualified URLs for alternates; write scheme and host."},
+	{CodeHreflangMissingHref, SeverityWarning, "An hreflang alternate has no href, so it names a language but no page. Add the URL of that language version."},
+	{CodeHreflangInBody, SeverityInfo, "hreflang alternates stand in <body>, where search engines ignore them; they are not counted. Put them in <head> or a Link header."},
+	{CodeHreflangNoSelf, SeverityInfo, "The hreflang alternates do not include the page itself (its URL or its canonical). Each language version should list every version, itself included."},
+	{CodeHreflangNoXDefault, SeverityInfo, "The hreflang alternates have no x-default, the version for visitors whose language none of the others match. Optional, but recommended."},
 	{CodeHreflangRenderOnly, SeverityWarning, "hreflang alternates are added by JavaScript, so fetchers that do not render do not learn about the page's language versions. Put them in the server HTML or a Link header."},
 	{CodeHreflangPlainOnly, SeverityInfo, "Scripts remove hreflang alternates that the server HTML declares."},
 	{CodeHreflangChanged, SeverityWarning, "The hreflang alternates differ between the server HTML and the rendered page. Serve one consistent set."},
@@ -133,6 +171,8 @@ var codeTable = []CodeInfo{
 	{CodeJSONLDPlainOnly, SeverityInfo, "Structured data types present in the server HTML are gone after scripts run."},
 	{CodeJSONLDInvalid, SeverityWarning, "A JSON-LD block is not valid JSON, so every consumer ignores it. Fix the syntax."},
 	{CodeLinksRenderOnly, SeverityCritical, "Links that exist only after JavaScript runs cannot be discovered by crawlers that do not render. Critical when most of the rendered page's links are missing from the server HTML (at least three), a warning otherwise. Render navigation and product links as plain <a href> in the server HTML."},
+	{CodeLinksNonDescriptive, SeverityWarning, "Some links have text that says nothing about their target (\"click here\", \"read more\", \"mehr\", \"aquí\"), judged in the link's language or the page's. Search engines and screen readers use link text to understand where a link leads; describe the target."},
+	{CodeLinksUncrawlable, SeverityWarning, "Some anchors cannot be followed by crawlers: javascript: or file: hrefs, <a> without href driven by a click handler or role=link, href=\"#\" with a click handler. They are counted per lane and listed in uncrawlable_links instead of links. Use <a href> with a real URL."},
 	{CodeLinksPlainOnly, SeverityInfo, "Links in the server HTML are removed by scripts; browsers and rendering crawlers do not see them."},
 	{CodeContentRenderOnly, SeverityCritical, "Part of the page's text appears only after JavaScript runs, so AI crawlers that do not render never read it. Critical when the server HTML has less than half of the rendered words, a warning below 90%. Serve the content in the HTML (server-side rendering or pre-rendering)."},
 	{CodeContentPlainOnly, SeverityInfo, "The server HTML has text that the rendered page does not show (for example <noscript> content or text scripts replace). AI crawlers read it; browsers do not."},

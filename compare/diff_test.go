@@ -10,10 +10,20 @@ import (
 
 // doc builds a small complete document; head and body are added to a
 // baseline that produces no findings when both lanes have it.
+// The baseline has a meta description unless head brings its own.
 func doc(head, body string) string {
+	if !strings.Contains(head, `name="description"`) {
+		head = baseDescription + head
+	}
 	return `<!doctype html><html lang="en"><head><title>Kettle</title>` + head +
 		`</head><body><h1>Kettle</h1><p>A blue kettle.</p>` + body + `</body></html>`
 }
+
+// baseDescription is the baseline's meta description.
+const baseDescription = `<meta name="description" content="A blue stoneware kettle, made by hand.">`
+
+// noDescription is doc without the baseline description.
+func noDescription(d string) string { return strings.Replace(d, baseDescription, "", 1) }
 
 // lanePair is one Diff input: the two lanes' snapshots (nil for a missing lane).
 type lanePair struct{ plain, render *Snapshot }
@@ -73,25 +83,25 @@ var diffCases = []diffCase{
 		in:   pair(strings.Replace(doc("", ""), "<title>Kettle</title>", "", 1), strings.Replace(doc("", ""), "<title>Kettle</title>", "", 1), nil),
 		want: []finding{{code: CodeTitleMissing, lane: ""}}},
 	{name: "meta description removed",
-		in:   pair(doc(`<meta name="description" content="Blue kettle.">`, ""), doc("", ""), nil),
+		in:   pair(doc(`<meta name="description" content="A blue kettle for every stove.">`, ""), noDescription(doc("", "")), nil),
 		want: []finding{{code: CodeMetaDescriptionPlainOnly, sev: SeverityInfo}}, rows: map[string]Change{"meta_description": ChangePlainOnly}},
 	{name: "meta description changed",
-		in:   pair(doc(`<meta name="description" content="Blue kettle.">`, ""), doc(`<meta name="description" content="Red kettle.">`, ""), nil),
+		in:   pair(doc(`<meta name="description" content="A blue kettle for every stove.">`, ""), doc(`<meta name="description" content="A red kettle for every stove.">`, ""), nil),
 		want: []finding{{code: CodeMetaDescriptionChanged}}, rows: map[string]Change{"meta_description": ChangeChanged}},
 	{name: "canonical added by script",
-		in:   pair(doc("", ""), doc(`<link rel="canonical" href="/k">`, ""), nil),
+		in:   pair(doc("", ""), doc(`<link rel="canonical" href="http://shop.example/k">`, ""), nil),
 		want: []finding{{code: CodeCanonicalRenderOnly, sev: SeverityWarning}}, rows: map[string]Change{"canonical": ChangeRenderOnly}},
 	{name: "canonical removed by script",
-		in:   pair(doc(`<link rel="canonical" href="/k">`, ""), doc("", ""), nil),
+		in:   pair(doc(`<link rel="canonical" href="http://shop.example/k">`, ""), doc("", ""), nil),
 		want: []finding{{code: CodeCanonicalPlainOnly}}, rows: map[string]Change{"canonical": ChangePlainOnly}},
 	{name: "Link header canonical differs from the element",
-		in: pair(doc(`<link rel="canonical" href="/a">`, ""), doc(`<link rel="canonical" href="/a">`, ""), func(p, r *Snapshot) {
-			p.Header = Header{"Link": {`</b>; rel="canonical"`}}
+		in: pair(doc(`<link rel="canonical" href="http://shop.example/a">`, ""), doc(`<link rel="canonical" href="http://shop.example/a">`, ""), func(p, r *Snapshot) {
+			p.Header = Header{"Link": {`<http://shop.example/b>; rel="canonical"`}}
 			r.Header = p.Header
 		}),
 		want: []finding{{code: CodeCanonicalHeaderMismatch, lane: ""}}},
 	{name: "conflicting canonicals in the rendered page",
-		in:   pair(doc(`<link rel="canonical" href="/a">`, ""), doc(`<link rel="canonical" href="/a"><link rel="canonical" href="/b">`, ""), nil),
+		in:   pair(doc(`<link rel="canonical" href="http://shop.example/a">`, ""), doc(`<link rel="canonical" href="http://shop.example/a"><link rel="canonical" href="http://shop.example/b">`, ""), nil),
 		want: []finding{{code: CodeCanonicalConflicting, lane: LaneRender}}},
 	{name: "noindex and nofollow in both lanes",
 		in:   pair(doc(`<meta name="robots" content="noindex, nofollow">`, ""), doc(`<meta name="robots" content="noindex,nofollow">`, ""), nil),
@@ -108,10 +118,10 @@ var diffCases = []diffCase{
 		want: []finding{{code: CodeRobotsNoindexPlainOnly, sev: SeverityCritical}, {code: CodeXRobotsTagChanged}}},
 	{name: "X-Robots-Tag for another bot differs",
 		in:   pair(doc("", ""), doc("", ""), func(p, r *Snapshot) { r.Header = Header{"X-Robots-Tag": {"googlebot: noindex"}} }),
-		want: []finding{{code: CodeXRobotsTagChanged}}},
+		want: []finding{{code: CodeXRobotsTagChanged}, {code: CodeRobotsBotNoindex, lane: LaneRender}}},
 	{name: "bot-specific robots meta added by script",
 		in:   pair(doc("", ""), doc(`<meta name="GPTBot" content="noindex">`, ""), nil),
-		want: []finding{{code: CodeRobotsBotMetaChanged}}, rows: map[string]Change{"bot_robots": ChangeRenderOnly}},
+		want: []finding{{code: CodeRobotsBotMetaChanged}, {code: CodeRobotsBotNoindex, lane: LaneRender}}, rows: map[string]Change{"bot_robots": ChangeRenderOnly}},
 	{name: "lang added by script",
 		in:   pair(strings.Replace(doc("", ""), ` lang="en"`, "", 1), doc("", ""), nil),
 		want: []finding{{code: CodeLangRenderOnly}}, rows: map[string]Change{"lang": ChangeRenderOnly}},
@@ -124,13 +134,13 @@ var diffCases = []diffCase{
 	{name: "lang differs only in case",
 		in: pair(strings.Replace(doc("", ""), `"en"`, `"EN"`, 1), doc("", ""), nil), rows: map[string]Change{}},
 	{name: "hreflang added by script",
-		in:   pair(doc("", ""), doc(`<link rel="alternate" hreflang="de" href="/de/">`, ""), nil),
+		in:   pair(doc("", ""), doc(alternates("de"), ""), nil),
 		want: []finding{{code: CodeHreflangRenderOnly}}, rows: map[string]Change{"hreflang": ChangeRenderOnly}},
 	{name: "hreflang removed by script",
-		in:   pair(doc(`<link rel="alternate" hreflang="de" href="/de/">`, ""), doc("", ""), nil),
+		in:   pair(doc(alternates("de"), ""), doc("", ""), nil),
 		want: []finding{{code: CodeHreflangPlainOnly}}},
 	{name: "hreflang changed",
-		in:   pair(doc(`<link rel="alternate" hreflang="de" href="/de/">`, ""), doc(`<link rel="alternate" hreflang="fr" href="/fr/">`, ""), nil),
+		in:   pair(doc(alternates("de"), ""), doc(alternates("fr"), ""), nil),
 		want: []finding{{code: CodeHreflangChanged}}, rows: map[string]Change{"hreflang": ChangeChanged}},
 	{name: "h1 removed by script",
 		in:   pair(doc("", ""), strings.Replace(doc("", ""), "<h1>Kettle</h1>", "", 1), nil),
@@ -215,7 +225,7 @@ var diffCases = []diffCase{
 	{name: "render lane missing",
 		in:   func() lanePair { return lanePair{snap(LanePlain, doc("", "")), nil} },
 		want: []finding{{code: CodeRenderMissing, lane: LaneRender}},
-		rows: map[string]Change{"status": ChangePlainOnly, "final_url": ChangePlainOnly, "title": ChangePlainOnly, "lang": ChangePlainOnly,
+		rows: map[string]Change{"status": ChangePlainOnly, "final_url": ChangePlainOnly, "title": ChangePlainOnly, "meta_description": ChangePlainOnly, "lang": ChangePlainOnly,
 			"h1": ChangePlainOnly, "headings": ChangePlainOnly, "word_count": ChangePlainOnly}},
 	{name: "both lanes missing",
 		in: func() lanePair { return lanePair{} },
@@ -270,6 +280,14 @@ var diffCases = []diffCase{
 	{name: "too many links for the report",
 		in:   pair(doc("", strings.Repeat(`<a href="/x">x</a>`, 2100)), doc("", strings.Repeat(`<a href="/x">x</a>`, 2100)), nil),
 		want: []finding{{code: CodeExtractTruncated, lane: ""}}},
+}
+
+// alternates is a valid hreflang set for the page: itself in English, an
+// x-default and the page in lang at /lang/.
+func alternates(lang string) string {
+	return `<link rel="alternate" hreflang="en" href="http://shop.example/page">` +
+		`<link rel="alternate" hreflang="x-default" href="http://shop.example/page">` +
+		`<link rel="alternate" hreflang="` + lang + `" href="http://shop.example/` + lang + `/">`
 }
 
 // runDiffCase diffs one case.
@@ -441,6 +459,12 @@ func TestFindingCodes(t *testing.T) {
 	}
 	for _, tc := range siteDiffCases {
 		for _, f := range siteDiff(t, tc.page).Findings {
+			produced[f.Code] = true
+		}
+	}
+	for _, tc := range checkCases {
+		bad := tc.badDoc()
+		for _, f := range runDiffCase(pair(bad, bad, func(p, r *Snapshot) { dated(p, tc.hdr); dated(r, tc.hdr) })).Findings {
 			produced[f.Code] = true
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -16,6 +18,10 @@ type Options struct {
 	// X-Robots-Tag rules addressed to it count for Noindex and Nofollow like
 	// generic ones. "" means DefaultBotToken.
 	BotToken string
+	// Now is the clock unavailable_after dates are judged by: a date before
+	// it counts as noindex. Zero means the response's Date header, and
+	// without one such dates are recorded but not judged.
+	Now time.Time
 }
 
 // Extract reads a lane's snapshot into a Page. Both lanes use it. A nil
@@ -44,7 +50,10 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 	if token == "" {
 		token = DefaultBotToken
 	}
-	x := &extractor{page: p, t: truncation{}, token: strings.ToLower(token), lane: s.Lane}
+	x := &extractor{page: p, t: truncation{}, token: strings.ToLower(token), lane: s.Lane, now: opts.Now}
+	if x.now.IsZero() {
+		x.now = responseDate(s.Header)
+	}
 	pageURL := s.FinalURL
 	if pageURL == "" {
 		pageURL = s.RequestedURL
@@ -64,6 +73,23 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 	return p
 }
 
+// responseDate is a response's Date header, zero when absent or unparsable.
+func responseDate(h Header) time.Time {
+	if t, err := time.Parse(time.RFC1123, h.Get("Date")); err == nil {
+		return t
+	}
+	return time.Time{}
+}
+
+// blankToEmpty returns "" for a string of nothing but Unicode spaces
+// (U+00A0 and the like, which collapse keeps), else s.
+func blankToEmpty(s string) string {
+	if strings.TrimFunc(s, unicode.IsSpace) == "" {
+		return ""
+	}
+	return s
+}
+
 // IsHTML reports whether a media type (parameters allowed) is one the
 // extractor parses: HTML, XHTML, or none given.
 func IsHTML(ct string) bool {
@@ -81,23 +107,26 @@ type extractor struct {
 	t     truncation
 	token string
 	lane  Lane
+	now   time.Time
 	// pageURL is the final URL; base is the document base (<base href>).
 	pageURL, base *url.URL
 
 	robotsMeta []string
 	// tokenMeta holds the contents of robots metas named for the bot's token.
-	tokenMeta   []string
-	xRobots     []xRobotsRule
-	canonicals  []string
-	words       wordCounter
-	linkKeys    map[uint64]struct{}
-	jsonLDTypes map[string]bool
+	tokenMeta  []string
+	xRobots    []xRobotsRule
+	canonicals []string
+	// canonicalHrefs are the hrefs of the head canonicals as written.
+	canonicalHrefs []string
+	words          wordCounter
+	linkKeys       map[uint64]struct{}
+	jsonLDTypes    map[string]bool
 }
 
 // headers reads X-Robots-Tag and the Link header canonical.
 func (x *extractor) headers(h Header) {
 	for _, v := range h.Values("X-Robots-Tag") {
-		x.xRobots = append(x.xRobots, parseXRobotsTag(v)...)
+		x.xRobots = append(x.xRobots, parseXRobotsTag(v, x.now)...)
 		if len(x.page.XRobotsTag) >= maxXRobotsTag {
 			x.t.mark("x_robots_tag")
 			continue
@@ -105,12 +134,75 @@ func (x *extractor) headers(h Header) {
 		x.page.XRobotsTag = append(x.page.XRobotsTag, x.t.cleanText("x_robots_tag", v, maxText))
 	}
 	for _, v := range h.Values("Link") {
-		for _, target := range linkHeaderTargets(v, "canonical") {
-			if x.page.CanonicalHeader == "" {
-				x.page.CanonicalHeader = x.resolve(x.pageURL, target, "canonical_header", false)
+		for _, lv := range parseLinkHeader(v) {
+			switch {
+			case lv.hasRel("canonical") && x.page.CanonicalHeader == "" && x.page.CanonicalHeaderHref == "":
+				resolved, written := x.canonicalURL(x.pageURL, lv.target, "canonical_header")
+				x.page.CanonicalHeader, x.page.CanonicalHeaderHref = resolved, written
+			case lv.hasRel("alternate") && lv.hreflang != nil:
+				x.alternate(*lv.hreflang, lv.target, true, x.pageURL, true)
 			}
 		}
 	}
+}
+
+// canonicalURL reads a canonical href: the resolved URL when it is one,
+// and the href as written when it is not an absolute http(s) URL (then
+// resolved is "" for what is no URL at all).
+func (x *extractor) canonicalURL(base *url.URL, href, field string) (resolved, written string) {
+	href = strings.TrimSpace(href)
+	switch urlKind(href) {
+	case urlAbsolute:
+		return x.resolve(base, href, field, false), ""
+	case urlRelative:
+		w, _ := clip(href, maxURL)
+		return x.resolve(base, href, field, false), w
+	}
+	w, _ := clip(href, maxURL)
+	return "", w
+}
+
+// The kinds of href urlKind tells apart.
+const (
+	urlInvalid = iota
+	urlRelative
+	urlAbsolute
+)
+
+// urlKind says whether a trimmed href is an absolute http(s) URL, a
+// relative reference, or no URL at all: empty, holding spaces or control
+// characters ("I am not a URL"), unparsable (a space in the host), or of
+// another scheme.
+func urlKind(href string) int {
+	if href == "" || strings.IndexFunc(href, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+		return urlInvalid
+	}
+	u, err := url.Parse(href)
+	switch {
+	case err != nil:
+		return urlInvalid
+	case u.Scheme == "":
+		return urlRelative
+	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") || u.Host == "":
+		return urlInvalid
+	}
+	return urlAbsolute
+}
+
+// inBody reports whether an element sits inside <body>, where search
+// engines ignore canonical and hreflang links.
+func inBody(n *html.Node) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type == html.ElementNode && p.Namespace == "" {
+			switch p.DataAtom {
+			case atom.Body:
+				return true
+			case atom.Head, atom.Html:
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // document reads everything from the parsed document: the head signals in
@@ -120,7 +212,7 @@ func (x *extractor) document(root *html.Node) {
 	doc := goquery.NewDocumentFromNode(root)
 	var metas, links, scripts []*goquery.Selection
 	titled, based, langed := false, false, false
-	doc.Find("html, base[href], title, meta, link[href], script").Each(func(_ int, s *goquery.Selection) {
+	doc.Find("html, base[href], title, meta, link, script").Each(func(_ int, s *goquery.Selection) {
 		n := s.Get(0)
 		if n.Namespace != "" {
 			return
@@ -141,7 +233,7 @@ func (x *extractor) document(root *html.Node) {
 		case atom.Title:
 			if !titled {
 				titled = true
-				x.page.Title = x.t.cleanText("title", s.Text(), maxText)
+				x.page.Title = blankToEmpty(x.t.cleanText("title", s.Text(), maxText))
 			}
 		case atom.Meta:
 			metas = append(metas, s)
@@ -175,7 +267,7 @@ func (x *extractor) meta(s *goquery.Selection) {
 	switch {
 	case name == "description":
 		if x.page.MetaDescription == "" {
-			x.page.MetaDescription = x.t.cleanText("meta_description", content, maxText)
+			x.page.MetaDescription = blankToEmpty(x.t.cleanText("meta_description", content, maxText))
 		}
 	case name == "robots":
 		x.robotsMeta = append(x.robotsMeta, content)
@@ -232,30 +324,65 @@ func (x *extractor) botMeta(name, content string) {
 	}
 }
 
-// linkElement reads one <link href>: canonical and hreflang alternates.
+// linkElement reads one <link>: canonical and hreflang alternates. Those in
+// <body> are counted, not used, as search engines ignore them there.
 func (x *extractor) linkElement(s *goquery.Selection) {
-	href := s.AttrOr("href", "")
-	for _, rel := range strings.Fields(strings.ToLower(s.AttrOr("rel", ""))) {
+	href, hasHref := s.Attr("href")
+	body := false
+	for i, rel := range strings.Fields(strings.ToLower(s.AttrOr("rel", ""))) {
+		if i == 0 {
+			body = inBody(s.Get(0))
+		}
 		switch rel {
 		case "canonical":
-			if c := x.resolve(x.base, href, "canonical", false); c != "" {
-				x.canonicals = append(x.canonicals, c)
+			if !hasHref {
+				continue
 			}
+			if body {
+				x.page.CanonicalInBody++
+				continue
+			}
+			resolved, written := x.canonicalURL(x.base, href, "canonical")
+			if resolved != "" {
+				x.canonicals = append(x.canonicals, resolved)
+			}
+			x.canonicalHrefs = append(x.canonicalHrefs, written)
 		case "alternate":
 			lang, ok := s.Attr("hreflang")
 			if !ok {
 				continue
 			}
-			if len(x.page.Hreflang) >= maxHreflang {
-				x.t.mark("hreflang")
+			if body {
+				x.page.HreflangInBody++
 				continue
 			}
-			x.page.Hreflang = append(x.page.Hreflang, Alternate{
-				Lang: x.t.cleanText("hreflang", lang, 64),
-				Href: x.resolve(x.base, href, "hreflang", false),
-			})
+			x.alternate(lang, href, hasHref, x.base, false)
 		}
 	}
+}
+
+// alternate records one hreflang alternate. The language is kept as
+// written (spaces included, so they can be reported) and a relative href
+// keeps its written form beside the resolved one.
+func (x *extractor) alternate(lang, href string, hasHref bool, base *url.URL, header bool) {
+	if len(x.page.Hreflang) >= maxHreflang {
+		x.t.mark("hreflang")
+		return
+	}
+	lang, cut := clip(lang, 64)
+	if cut {
+		x.t.mark("hreflang")
+	}
+	a := Alternate{Lang: lang, Header: header}
+	if hasHref {
+		href = strings.TrimSpace(href)
+		a.Href = x.resolve(base, href, "hreflang", false)
+		if urlKind(href) != urlAbsolute {
+			a.HrefWritten, _ = clip(href, maxURL)
+		}
+	}
+	a.NoHref = !hasHref
+	x.page.Hreflang = append(x.page.Hreflang, a)
 }
 
 // script reads one JSON-LD block.
@@ -323,16 +450,20 @@ func (x *extractor) resolve(base *url.URL, ref, field string, link bool) string 
 func (x *extractor) finish() {
 	p := x.page
 	p.MetaRobots = x.t.cleanText("meta_robots", strings.Join(x.robotsMeta, ", "), maxText)
+	var d directives
 	for _, c := range slices.Concat(x.robotsMeta, x.tokenMeta) {
-		d := parseDirectives(c)
-		p.Noindex = p.Noindex || d.noindex
-		p.Nofollow = p.Nofollow || d.nofollow
+		d = d.or(parseDirectives(c, x.now))
 	}
 	for _, r := range x.xRobots {
 		if r.agent == "" || r.agent == x.token {
-			p.Noindex = p.Noindex || r.d.noindex
-			p.Nofollow = p.Nofollow || r.d.nofollow
+			d = d.or(r.d)
 		}
+	}
+	p.Noindex, p.Nofollow = d.noindex, d.nofollow
+	p.UnavailableAfter, _ = clip(d.unavailableAfter, 128)
+	p.Expired = d.expired
+	if len(x.canonicalHrefs) > 0 {
+		p.CanonicalHref = x.canonicalHrefs[0]
 	}
 	if len(x.canonicals) > 0 {
 		p.Canonical = x.canonicals[0]

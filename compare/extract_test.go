@@ -141,7 +141,7 @@ func TestExtract(t *testing.T) {
 				<link rel="alternate" hreflang="x-default" href="https://shop.example/">`,
 			check: func(tb testing.TB, p *Page) {
 				eq(tb, "lang", p.Lang, "de-AT")
-				eq(tb, "hreflang", p.Hreflang, []Alternate{{"en", "http://shop.example/en/"}, {"x-default", "https://shop.example/"}})
+				eq(tb, "hreflang", p.Hreflang, []Alternate{{Lang: "en", Href: "http://shop.example/en/", HrefWritten: "/en/"}, {Lang: "x-default", Href: "https://shop.example/"}})
 			},
 		},
 		{

@@ -102,6 +102,7 @@ func (d *differ) findings() []Finding {
 	}
 	d.snapshotFindings(&l)
 	d.pageFindings(&l)
+	d.checkFindings(&l)
 	if p != nil && r != nil {
 		d.headFindings(&l)
 		d.robotsFindings(&l)

@@ -2,11 +2,28 @@ package compare
 
 import "strings"
 
-// linkHeaderTargets returns the URI references of a Link header value whose
-// rel includes rel (case-insensitive), in order. The syntax is RFC 8288:
-// `<uri>; rel="canonical", <uri2>; rel=alternate`.
-func linkHeaderTargets(v, rel string) []string {
-	var out []string
+// linkValue is one link-value of a Link header (RFC 8288):
+// `<uri>; rel="alternate"; hreflang="de"`.
+type linkValue struct {
+	target string
+	rels   []string
+	// hreflang is the hreflang parameter, nil when absent.
+	hreflang *string
+}
+
+// hasRel reports whether the link-value's rel includes want (case-insensitive).
+func (lv linkValue) hasRel(want string) bool {
+	for _, r := range lv.rels {
+		if strings.EqualFold(r, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseLinkHeader reads the link-values of one Link header value, in order.
+func parseLinkHeader(v string) []linkValue {
+	var out []linkValue
 	for len(v) > 0 {
 		lt := strings.IndexByte(v, '<')
 		if lt < 0 {
@@ -16,15 +33,39 @@ func linkHeaderTargets(v, rel string) []string {
 		if gt < 0 {
 			break
 		}
-		target := v[lt+1 : lt+gt]
+		lv := linkValue{target: strings.TrimSpace(v[lt+1 : lt+gt])}
 		v = v[lt+gt+1:]
 		params, rest := splitLinkParams(v)
 		v = rest
-		if hasRel(params, rel) {
-			out = append(out, strings.TrimSpace(target))
+		for _, p := range strings.Split(params, ";") {
+			name, val, ok := strings.Cut(p, "=")
+			if !ok {
+				continue
+			}
+			val = unquote(strings.TrimSpace(val))
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "rel":
+				if lv.rels == nil {
+					lv.rels = strings.Fields(val)
+				}
+			case "hreflang":
+				if lv.hreflang == nil {
+					lv.hreflang = &val
+				}
+			}
 		}
+		out = append(out, lv)
 	}
 	return out
+}
+
+// unquote removes the quotes of a quoted-string parameter value, keeping
+// what is inside as written (spaces included).
+func unquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return strings.ReplaceAll(s[1:len(s)-1], `\"`, `"`)
+	}
+	return s
 }
 
 // splitLinkParams returns the parameters of one link-value (up to the next
@@ -46,21 +87,4 @@ func splitLinkParams(v string) (params, rest string) {
 		}
 	}
 	return v, ""
-}
-
-// hasRel reports whether a link-value's parameters carry rel with the token want.
-func hasRel(params, want string) bool {
-	for _, p := range strings.Split(params, ";") {
-		name, val, ok := strings.Cut(p, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(name), "rel") {
-			continue
-		}
-		val = strings.Trim(strings.TrimSpace(val), `"`)
-		for _, tok := range strings.Fields(val) {
-			if strings.EqualFold(tok, want) {
-				return true
-			}
-		}
-	}
-	return false
 }

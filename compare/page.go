@@ -6,7 +6,8 @@ package compare
 //
 // Every string is valid UTF-8 and capped (text 1,024 bytes, URLs 2,048,
 // anchor text 256); every list is capped (links 2,000, headings 500, images
-// 500, JSON-LD blocks 100, hreflang 500, bot robots metas 50). A field that hit
+// 500, JSON-LD blocks 100, hreflang 500, bot robots metas 50, uncrawlable
+// links 100). A field that hit
 // its cap is named in Truncated, so a short list is never mistaken for a
 // complete one.
 type Page struct {
@@ -24,21 +25,43 @@ type Page struct {
 	// Nofollow is true when meta robots or X-Robots-Tag says nofollow (or none)
 	// to every robot or to the auditing bot's own token.
 	Nofollow bool `json:"nofollow"`
+	// UnavailableAfter is the unavailable_after date of those directives as
+	// written; Expired says it lies before the audit (it then counts as noindex).
+	UnavailableAfter string `json:"unavailable_after,omitempty"`
+	Expired          bool   `json:"expired,omitempty"`
 	// Canonical is the resolved href of the first <link rel="canonical">.
 	Canonical string `json:"canonical"`
 	// CanonicalConflict is true when the document has several canonical links
 	// pointing to different URLs (search engines then ignore them all).
 	CanonicalConflict bool `json:"canonical_conflict,omitempty"`
+	// CanonicalHref is the first head canonical's href as written, set only
+	// when it is not an absolute http(s) URL (relative, or no URL at all,
+	// in which case Canonical does not use it). Canonical links in <body>
+	// are ignored, as search engines ignore them, and only counted in
+	// CanonicalInBody.
+	CanonicalHref   string `json:"canonical_href,omitempty"`
+	CanonicalInBody int    `json:"canonical_in_body,omitempty"`
 	// CanonicalHeader is the canonical from a Link response header.
-	CanonicalHeader string      `json:"canonical_header,omitempty"`
-	Hreflang        []Alternate `json:"hreflang"`
-	Lang            string      `json:"lang"`
-	H1              []string    `json:"h1"`
-	Headings        []Heading   `json:"headings"`
-	Links           []Link      `json:"links"`
+	CanonicalHeader string `json:"canonical_header,omitempty"`
+	// CanonicalHeaderHref is the Link header canonical as written, set only
+	// when it is not an absolute http(s) URL.
+	CanonicalHeaderHref string `json:"canonical_header_href,omitempty"`
+	// Hreflang lists the alternates of <head> and the Link header; those in
+	// <body> are ignored and counted in HreflangInBody.
+	Hreflang       []Alternate `json:"hreflang"`
+	HreflangInBody int         `json:"hreflang_in_body,omitempty"`
+	Lang           string      `json:"lang"`
+	H1             []string    `json:"h1"`
+	Headings       []Heading   `json:"headings"`
+	Links          []Link      `json:"links"`
 	// LinkCount is the number of http(s) links in the document, including
 	// those beyond the cap of Links.
 	LinkCount int `json:"link_count"`
+	// UncrawlableLinks are anchors crawlers cannot follow (javascript: and
+	// file: hrefs, <a> with a click handler or role=link but no href, href="#"
+	// with a click handler), the first 100; UncrawlableCount counts them all.
+	UncrawlableLinks []UncrawlableLink `json:"uncrawlable_links,omitempty"`
+	UncrawlableCount int               `json:"uncrawlable_count,omitempty"`
 	// ImagesMissingAlt lists the resolved src of <img> without an alt attribute.
 	ImagesMissingAlt []string  `json:"images_missing_alt"`
 	JSONLD           []JSONLD  `json:"json_ld"`
@@ -64,8 +87,25 @@ type Page struct {
 
 // Alternate is one hreflang alternate.
 type Alternate struct {
+	// Lang is the hreflang value as written, surrounding spaces included.
 	Lang string `json:"lang"`
+	// Href is resolved against the document base.
 	Href string `json:"href"`
+	// HrefWritten is the href as written when it is not an absolute URL.
+	HrefWritten string `json:"href_written,omitempty"`
+	// NoHref: the element has no href attribute.
+	NoHref bool `json:"no_href,omitempty"`
+	// Header: the alternate comes from a Link response header.
+	Header bool `json:"header,omitempty"`
+}
+
+// UncrawlableLink is an anchor a crawler cannot follow.
+type UncrawlableLink struct {
+	// Href is the href as written ("" when there is none).
+	Href string `json:"href"`
+	Text string `json:"text"`
+	// Reason is javascript, file, no_href or script_fragment.
+	Reason string `json:"reason"`
 }
 
 // Heading is one entry of the heading outline.
@@ -81,6 +121,10 @@ type Link struct {
 	Rel      string `json:"rel,omitempty"`
 	Text     string `json:"text"`
 	Internal bool   `json:"internal"`
+	// NonDescriptive: the text says nothing about the target ("click here",
+	// "mehr"), judged in the link's language (its or an ancestor's lang,
+	// else the page's; every list when none is known).
+	NonDescriptive bool `json:"non_descriptive,omitempty"`
 }
 
 // JSONLD is one <script type="application/ld+json"> block.
@@ -116,6 +160,7 @@ const (
 	maxJSONLDTypes = 50
 	maxJSONLDBytes = 2 << 20
 	maxHreflang    = 500
+	maxUncrawlable = 100
 	maxBotRobots   = 50
 	maxXRobotsTag  = 20
 	maxWordKeys    = 200_000

@@ -1,6 +1,9 @@
 package compare
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // DefaultBotToken is the product token whose bot-specific robots rules
 // Extract applies besides the generic ones.
@@ -13,7 +16,8 @@ var knownBots = map[string]bool{
 	"chatgpt-user": true, "claude-web": true, "claude-user": true, "anthropic-ai": true,
 	"perplexity-user": true, "applebot-extended": true, "bytespider": true,
 	"yandex": true, "baiduspider": true, "slurp": true, "cohere-ai": true,
-	"meta-externalagent": true, "ccbot": true,
+	"meta-externalagent": true, "ccbot": true, "oai-searchbot": true,
+	"claude-searchbot": true, "amazonbot": true, "archive.org_bot": true,
 }
 
 // isBotMetaName reports whether a lower-case meta name addresses one crawler.
@@ -25,15 +29,51 @@ func isBotMetaName(name string) bool {
 }
 
 // directives says what a list of robots directives asks for.
-type directives struct{ noindex, nofollow bool }
+type directives struct {
+	noindex, nofollow bool
+	// unavailableAfter is the value of an unavailable_after directive as
+	// written, "" when there is none.
+	unavailableAfter string
+	// expired: unavailableAfter is a date before the clock the directives
+	// were read with, so the directive counts as noindex.
+	expired bool
+}
+
+// or merges two directive lists.
+func (d directives) or(e directives) directives {
+	d.noindex = d.noindex || e.noindex
+	d.nofollow = d.nofollow || e.nofollow
+	if e.unavailableAfter != "" && (d.unavailableAfter == "" || e.expired && !d.expired) {
+		d.unavailableAfter, d.expired = e.unavailableAfter, e.expired
+	}
+	return d
+}
 
 // parseDirectives reads a robots meta content or an X-Robots-Tag directive
 // list. Directives are separated by commas; whitespace-separated lists
-// ("noindex nofollow") are accepted too, as crawlers do.
-func parseDirectives(s string) directives {
+// ("noindex nofollow") are accepted too, as crawlers do. "none" means
+// noindex and nofollow; an unavailable_after date before now (zero: never)
+// counts as noindex.
+func parseDirectives(s string, now time.Time) directives {
 	var d directives
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
-		return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f'
+	for _, part := range directiveParts(s) {
+		d = d.or(parseDirectivePart(part, now))
+	}
+	return d
+}
+
+// parseDirectivePart reads one comma-separated part.
+func parseDirectivePart(part string, now time.Time) directives {
+	var d directives
+	if name, value, ok := strings.Cut(part, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "unavailable_after") {
+		d.unavailableAfter = strings.TrimSpace(value)
+		if t, ok := parseRobotsDate(d.unavailableAfter); ok && !now.IsZero() && t.Before(now) {
+			d.expired, d.noindex = true, true
+		}
+		return d
+	}
+	for _, f := range strings.FieldsFunc(part, func(r rune) bool {
+		return r == ';' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f'
 	}) {
 		switch strings.ToLower(f) {
 		case "noindex":
@@ -45,6 +85,46 @@ func parseDirectives(s string) directives {
 		}
 	}
 	return d
+}
+
+// directiveParts splits a directive list at commas, keeping the comma of
+// an unavailable_after date in RFC 850 form ("Friday, 25-Jun-10 ...").
+func directiveParts(s string) []string {
+	parts := strings.Split(s, ",")
+	out := parts[:0]
+	for i := 0; i < len(parts); i++ {
+		p := parts[i]
+		if name, value, ok := strings.Cut(p, ":"); ok && i+1 < len(parts) &&
+			strings.EqualFold(strings.TrimSpace(name), "unavailable_after") {
+			if _, ok := parseRobotsDate(strings.TrimSpace(value)); !ok {
+				if _, ok := parseRobotsDate(strings.TrimSpace(value + "," + parts[i+1])); ok {
+					p += "," + parts[i+1]
+					i++
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// robotsDateLayouts are the date forms Google documents for
+// unavailable_after (RFC 822, RFC 850, ISO 8601) and their usual variants.
+var robotsDateLayouts = []string{
+	time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02",
+	time.RFC1123, time.RFC1123Z, time.RFC850, time.RFC822, time.RFC822Z, time.ANSIC,
+	"2 Jan 2006 15:04:05 MST", "2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04 MST", "2 Jan 2006",
+	"Monday, 2-Jan-06 15:04:05 MST", "Monday, 02-Jan-2006 15:04:05 MST", "January 2, 2006",
+}
+
+// parseRobotsDate reads an unavailable_after date.
+func parseRobotsDate(s string) (time.Time, bool) {
+	for _, layout := range robotsDateLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // directivesWithColon are robots directives whose own syntax contains a
@@ -59,23 +139,25 @@ var directivesWithColon = map[string]bool{
 type xRobotsRule struct {
 	agent string
 	d     directives
+	// text is the part as written, for reports.
+	text string
 }
 
 // parseXRobotsTag reads one X-Robots-Tag header value. A value may start with
 // a user-agent token and a colon ("googlebot: noindex, nofollow"); the scope
 // then holds for the rest of the value, until another token with a colon.
-func parseXRobotsTag(v string) []xRobotsRule {
+func parseXRobotsTag(v string, now time.Time) []xRobotsRule {
 	var rules []xRobotsRule
 	agent := ""
-	for _, part := range strings.Split(v, ",") {
+	for _, part := range directiveParts(v) {
 		part = strings.TrimSpace(part)
 		if name, rest, ok := strings.Cut(part, ":"); ok {
 			name = strings.ToLower(strings.TrimSpace(name))
 			if !directivesWithColon[name] && isToken(name) {
-				agent, part = name, rest
+				agent, part = name, strings.TrimSpace(rest)
 			}
 		}
-		rules = append(rules, xRobotsRule{agent: agent, d: parseDirectives(part)})
+		rules = append(rules, xRobotsRule{agent: agent, d: parseDirectivePart(part, now), text: part})
 	}
 	return rules
 }

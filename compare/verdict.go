@@ -35,6 +35,9 @@ func (d *differ) verdict(findings []Finding) Verdict {
 	var labels []string
 	warnings := 0
 	for _, f := range findings {
+		if f.Lane == "" && checkCodes[f.Code] {
+			continue
+		}
 		switch f.Severity {
 		case SeverityCritical:
 			label := verdictLabels[f.Code]

@@ -42,8 +42,7 @@ func (x *extractor) walk(root *html.Node) {
 			if descend && hidden == nil && isHidden(n) {
 				hidden = n
 			}
-			if descend && n.Namespace == "" && len(open) < maxCollectors &&
-				(n.DataAtom == atom.A && hasAttr(n, "href") || headingLevel(n) > 0) {
+			if descend && len(open) < maxCollectors && (isAnchor(n) || headingLevel(n) > 0) {
 				open = append(open, &collector{n: n})
 			}
 			if n.DataAtom == atom.Img && n.Namespace == "" {
@@ -111,7 +110,12 @@ func (x *extractor) leave(c *collector) {
 		x.heading(level, c.text.String())
 		return
 	}
-	href := strings.TrimSpace(attr(n, "href"))
+	raw, hasHref := anchorHref(n)
+	href := strings.TrimSpace(raw)
+	if reason := uncrawlable(n, href, hasHref); reason != "" {
+		x.uncrawlable(c, href, reason)
+		return
+	}
 	if href == "" || strings.HasPrefix(href, "#") {
 		return
 	}
@@ -138,11 +142,92 @@ func (x *extractor) leave(c *collector) {
 		text = x.t.cleanText("links", fallback, maxAnchorText)
 	}
 	x.page.Links = append(x.page.Links, Link{
-		Href:     resolved,
-		Rel:      x.t.cleanText("links", strings.ToLower(attr(n, "rel")), 64),
-		Text:     text,
-		Internal: x.isInternal(resolved),
+		Href:           resolved,
+		Rel:            x.t.cleanText("links", strings.ToLower(attr(n, "rel")), 64),
+		Text:           text,
+		Internal:       x.isInternal(resolved),
+		NonDescriptive: isNonDescriptive(text, x.linkLang(n)),
 	})
+}
+
+// isAnchor reports whether n is a link element whose text the walk
+// collects: an HTML <a> with an href, a click handler or role=link, or an
+// SVG <a> with an href.
+func isAnchor(n *html.Node) bool {
+	if n.DataAtom != atom.A {
+		return false
+	}
+	switch n.Namespace {
+	case "":
+		return hasAttr(n, "href") || hasAttr(n, "onclick") || strings.EqualFold(attr(n, "role"), "link")
+	case "svg":
+		_, ok := anchorHref(n)
+		return ok
+	}
+	return false
+}
+
+// anchorHref returns an anchor's href (xlink:href for SVG links without one).
+func anchorHref(n *html.Node) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == "href" && (a.Namespace == "" || a.Namespace == "xlink") {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// uncrawlable says why a crawler cannot follow an anchor, or "" when it can
+// (or when it is an in-page anchor that goes nowhere else).
+func uncrawlable(n *html.Node, href string, hasHref bool) string {
+	scripted := hasAttr(n, "onclick")
+	switch {
+	case !hasHref:
+		return "no_href"
+	case hasPrefixFold(href, "javascript:"):
+		return "javascript"
+	case hasPrefixFold(href, "file:"):
+		return "file"
+	case (href == "" || strings.HasPrefix(href, "#")) && scripted:
+		return "script_fragment"
+	}
+	return ""
+}
+
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// uncrawlable records an anchor crawlers cannot follow.
+func (x *extractor) uncrawlable(c *collector, href, reason string) {
+	x.page.UncrawlableCount++
+	if len(x.page.UncrawlableLinks) >= maxUncrawlable {
+		x.t.mark("uncrawlable_links")
+		return
+	}
+	href, _ = clip(href, maxURL)
+	x.page.UncrawlableLinks = append(x.page.UncrawlableLinks, UncrawlableLink{
+		Href:   href,
+		Text:   x.t.cleanText("uncrawlable_links", c.text.String(), maxAnchorText),
+		Reason: reason,
+	})
+}
+
+// linkLang is the language of a link: its own or its nearest ancestor's
+// lang attribute, else the page's.
+func (x *extractor) linkLang(n *html.Node) string {
+	for p := n; p != nil; p = p.Parent {
+		if p.Type != html.ElementNode {
+			continue
+		}
+		for _, a := range p.Attr {
+			if a.Key == "lang" && (a.Namespace == "" || a.Namespace == "xml") {
+				return a.Val
+			}
+		}
+	}
+	return x.page.Lang
 }
 
 // heading records one h1–h6.

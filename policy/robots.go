@@ -41,6 +41,36 @@ func ValidateToken(token string) error {
 	return nil
 }
 
+// ValidateAgentToken checks that token can name a crawler the way Google's
+// robots.txt tools accept it: a non-empty HTTP token (letters, digits and
+// !#$%&'*+-.^_`|~), not "*". It is wider than ValidateToken, so tokens such
+// as archive.org_bot can be checked; callers warn when ValidateToken fails.
+// Errors wrap ErrInvalidToken.
+func ValidateAgentToken(token string) error {
+	switch token {
+	case "":
+		return fmt.Errorf("%w: empty", ErrInvalidToken)
+	case "*":
+		return fmt.Errorf("%w: \"*\" names every crawler, not one", ErrInvalidToken)
+	}
+	for i := 0; i < len(token); i++ {
+		if !isTokenChar(token[i]) {
+			r, _ := utf8.DecodeRuneInString(token[i:])
+			return fmt.Errorf("%w: %q has %q at byte %d; a product token has no spaces, '/' or other separators",
+				ErrInvalidToken, token, r, i)
+		}
+	}
+	return nil
+}
+
+// isTokenChar reports whether c is an RFC 9110 tchar.
+func isTokenChar(c byte) bool {
+	if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
 // tokenPrefixLen is the length of token's leading run of [A-Za-z_-].
 func tokenPrefixLen(s string) int {
 	for i := 0; i < len(s); i++ {
@@ -80,10 +110,13 @@ func (r *Robots) groupRules(g *robotsGroup) []robotsRule { return r.rules[g.firs
 
 // robotsAgent is one user-agent line of a group.
 type robotsAgent struct {
-	line   int
-	text   string // the line as written, comment and surrounding blanks removed
-	token  string // product token read from the value; "" matches nobody
-	global bool   // the value is "*"
+	line  int
+	text  string // the line as written, comment and surrounding blanks removed
+	token string // product token read from the value; "" matches nobody
+	// word is the value up to its first blank; a token outside RFC 9309
+	// (archive.org_bot) matches it as written.
+	word   string
+	global bool // the value is "*"
 }
 
 // Sitemaps returns the valid Sitemap URLs in file order, without duplicates.
@@ -220,16 +253,67 @@ func (r *Robots) DecideURL(token string, u *url.URL) Decision {
 }
 
 // RequestPath is the path and query of u as robots.txt rules see them
-// ("/" when the path is empty); the fragment is dropped.
+// ("/" when the path is empty); the fragment is dropped. The path is taken
+// as written (RawPath), so escapes of reserved characters (%2F, %3B, ...)
+// stay escapes: bytes that may not appear raw are percent-encoded one by
+// one and existing escapes are kept with upper-case hex. url.EscapedPath
+// would rebuild the path from its decoded form as soon as one byte needs
+// escaping, turning %2F into a literal '/'.
 func RequestPath(u *url.URL) string {
-	p := u.EscapedPath()
+	p := u.RawPath
+	if p == "" {
+		p = u.EscapedPath()
+	}
+	p = escapeRaw(p)
 	if p == "" {
 		p = "/"
 	}
 	if u.RawQuery != "" || u.ForceQuery {
-		p += "?" + u.RawQuery
+		p += "?" + escapeRaw(u.RawQuery)
 	}
 	return p
+}
+
+// escapeRaw percent-encodes the bytes of s that may not appear raw in a
+// URI and upper-cases the hex of existing escapes; a '%' that starts no
+// escape becomes "%25". It returns s itself when nothing changes.
+func escapeRaw(s string) string {
+	i := 0
+	for i < len(s) && !rawNeedsEscape(s, i) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte('%')
+			b.WriteByte(upperHex[unhex(s[i+1])])
+			b.WriteByte(upperHex[unhex(s[i+2])])
+			i += 2
+		case c == '%' || mustEscape(c):
+			b.WriteByte('%')
+			b.WriteByte(upperHex[c>>4])
+			b.WriteByte(upperHex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// rawNeedsEscape reports whether escapeRaw would rewrite s at i.
+func rawNeedsEscape(s string, i int) bool {
+	c := s[i]
+	if c != '%' {
+		return mustEscape(c)
+	}
+	return i+2 >= len(s) || !isUpperHex(s[i+1]) || !isUpperHex(s[i+2])
 }
 
 // ruleMatch is the best rule of one kind found so far.
@@ -245,7 +329,8 @@ func (r *Robots) groupsFor(token string) []int {
 	for gi, g := range r.groups {
 		named, star := false, false
 		for _, a := range g.agents {
-			named = named || (a.token != "" && strings.EqualFold(a.token, token))
+			named = named || (a.token != "" && strings.EqualFold(a.token, token)) ||
+				(a.word != a.token && strings.EqualFold(a.word, token))
 			star = star || a.global
 		}
 		switch {

@@ -44,6 +44,10 @@ const (
 	IssueEmptyUserAgent IssueCode = "empty_user_agent"
 	// IssueUserAgentNotToken "user_agent_not_token": value is not a bare product token or "*".
 	IssueUserAgentNotToken IssueCode = "user_agent_not_token"
+	// IssueGroupBreak "group_break": a record between User-agent lines and their
+	// rules (Sitemap, Crawl-delay, an unknown name) ends the group there, as in
+	// Google's parser, leaving the User-agent lines above without rules.
+	IssueGroupBreak IssueCode = "group_break"
 	// IssueEmptyGroup "empty_group": group without rules; its crawlers may fetch everything.
 	IssueEmptyGroup IssueCode = "empty_group"
 	// IssueInvalidSitemap "invalid_sitemap": Sitemap value is not an absolute http(s) URL.

@@ -55,21 +55,50 @@ var directives = map[string]directive{
 	"content-signal": {dirNonstandard, "Content-Signal", false},
 }
 
-// lookupDirective finds key in directives, ignoring ASCII case.
+// googlePrefixes are the name prefixes Google's reference parser reads as
+// a directive, in the order it tries them: any record name starting with
+// one of them ("Disallowed", "User-Agents", "Allow-this") is that directive.
+// LektaBot honours them so it is never less restrictive than Googlebot; the
+// lint flags every spelling but the canonical one.
+var googlePrefixes = []struct {
+	prefix string
+	d      directive
+}{
+	{"user-agent", directive{dirUserAgent, "User-agent", true}},
+	{"useragent", directive{dirUserAgent, "User-agent", true}},
+	{"user agent", directive{dirUserAgent, "User-agent", true}},
+	{"allow", directive{dirAllow, "Allow", true}},
+	{"disallow", directive{dirDisallow, "Disallow", true}},
+	{"dissallow", directive{dirDisallow, "Disallow", true}},
+	{"dissalow", directive{dirDisallow, "Disallow", true}},
+	{"disalow", directive{dirDisallow, "Disallow", true}},
+	{"diasllow", directive{dirDisallow, "Disallow", true}},
+	{"disallaw", directive{dirDisallow, "Disallow", true}},
+	{"sitemap", directive{dirSitemap, "Sitemap", true}},
+	{"site-map", directive{dirSitemap, "Sitemap", true}},
+}
+
+// lookupDirective finds key in directives, ignoring ASCII case, and else
+// reads it by the prefixes Google's parser accepts.
 func lookupDirective(key string) (directive, bool) {
-	var buf [16]byte
-	if len(key) > len(buf) {
-		return directive{}, false
-	}
+	var buf [32]byte
+	lower := buf[:0]
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		buf[i] = c
+		lower = append(lower, c)
 	}
-	d, ok := directives[string(buf[:len(key)])]
-	return d, ok
+	if d, ok := directives[string(lower)]; ok {
+		return d, true
+	}
+	for _, g := range googlePrefixes {
+		if len(lower) >= len(g.prefix) && string(lower[:len(g.prefix)]) == g.prefix {
+			return g.d, true
+		}
+	}
+	return directive{}, false
 }
 
 // robotsParser builds a Robots line by line.
@@ -77,10 +106,14 @@ type robotsParser struct {
 	r *Robots
 	// cur is the index of the group rules go to, -1 before the first User-agent.
 	cur int
-	// inAgents: the last group line was a User-agent line, so another one
-	// joins the same group. Only Allow and Disallow end the run (RFC 9309
-	// §2.2.4: other records must not interfere with grouping).
+	// inAgents: the last record was a User-agent line, so another one joins
+	// the same group. Every other record Google's parser reads ends the run
+	// (Allow, Disallow, Sitemap, Crawl-delay, unknown names, two words
+	// without a colon), so LektaBot groups lines exactly as Googlebot does.
 	inAgents bool
+	// breakLine is the line of a record other than a rule that ended the
+	// current group's run of User-agent lines before any rule, 0 if none.
+	breakLine int
 }
 
 // parse reads a clipped body: byte-order mark, then every line. Rules and
@@ -161,6 +194,11 @@ func (p *robotsParser) line(n int, s string) {
 	}
 	key, value, colon := splitRecord(s)
 	d, known := lookupDirective(key)
+	if key != "" && d.kind != dirUserAgent {
+		// Google's parser reads this line as a record, so it ends a run of
+		// User-agent lines even when LektaBot ignores it.
+		p.endAgents(n)
+	}
 	switch {
 	case key == "" || (!colon && !known):
 		p.issue(n, SeverityError, IssueSyntax, "%q is not a \"name: value\" record; ignored", s)
@@ -168,7 +206,7 @@ func (p *robotsParser) line(n int, s string) {
 	case !known:
 		p.issue(n, SeverityWarning, IssueUnknownDirective, "unknown directive %q is ignored", key)
 		return
-	case d.typo:
+	case d.typo && !strings.EqualFold(key, d.name):
 		p.issue(n, SeverityWarning, IssueMisspelled, "%q is read as %s; spell it %q", key, d.name, d.name)
 	}
 	if !colon {
@@ -187,6 +225,16 @@ func (p *robotsParser) line(n int, s string) {
 		p.issue(n, SeverityInfo, IssueNonstandardDirective,
 			"%s is not part of RFC 9309; LektaBot ignores it", d.name)
 	}
+}
+
+// endAgents ends a run of User-agent lines at line n, remembering n when
+// the group has no rules yet (a User-agent line after it then starts a new
+// group and leaves this one without rules).
+func (p *robotsParser) endAgents(n int) {
+	if p.inAgents && p.breakLine == 0 {
+		p.breakLine = n
+	}
+	p.inAgents = false
 }
 
 // splitRecord splits "name: value". Without a colon it accepts exactly two
@@ -210,11 +258,16 @@ func splitRecord(s string) (key, value string, colon bool) {
 // another User-agent line.
 func (p *robotsParser) userAgent(n int, text, value string) {
 	if !p.inAgents {
+		if p.breakLine > 0 && p.cur >= 0 && p.r.groups[p.cur].first == p.r.groups[p.cur].end {
+			p.issue(p.breakLine, SeverityWarning, IssueGroupBreak,
+				"this line ends the run of User-agent lines above before any rule, so they form a group of their own without rules (Google reads it the same way); move it below the group's rules")
+		}
+		p.breakLine = 0
 		p.r.groups = append(p.r.groups, robotsGroup{first: len(p.r.rules), end: len(p.r.rules)})
 		p.cur = len(p.r.groups) - 1
 	}
 	p.inAgents = true
-	a := robotsAgent{line: n, text: text}
+	a := robotsAgent{line: n, text: text, word: firstWord(value)}
 	switch {
 	case value == "":
 		p.issue(n, SeverityWarning, IssueEmptyUserAgent, "User-agent has no value; this line names no crawler")
@@ -245,7 +298,7 @@ func (p *robotsParser) rule(n int, d directive, text, value string) {
 			"%s before the first User-agent line belongs to no group; ignored", d.name)
 		return
 	}
-	p.inAgents = false
+	p.inAgents, p.breakLine = false, 0
 	rule := newRobotsRule(d.kind == dirAllow, n, text, value)
 	switch {
 	case value == "" && rule.allow:
@@ -297,6 +350,14 @@ func (p *robotsParser) finish() {
 		}
 	}
 	slices.SortStableFunc(p.r.issues, func(a, b RobotsIssue) int { return a.Line - b.Line })
+}
+
+// firstWord returns s up to its first space or tab.
+func firstWord(s string) string {
+	if i := strings.IndexAny(s, " \t"); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // trimBlanks removes leading and trailing spaces and tabs (RFC 9309 WS).

@@ -146,8 +146,10 @@ var rfcCases = []decideCase{
 		path: "/x", allowed: true},
 	{name: "blank_lines_inside_group", body: "User-agent: a\n\nUser-agent: LektaBot\n\nDisallow: /x\n",
 		path: "/x", allowed: false, rule: "Disallow: /x", line: 5},
+	// Google's parser ends the run of User-agent lines at a Sitemap line, so
+	// LektaBot's group has no rules (issue 13: never less strict than Google).
 	{name: "sitemap_inside_user_agent_run", body: "User-agent: LektaBot\nSitemap: https://e.example/s.xml\nUser-agent: b\nDisallow: /x\n",
-		path: "/x", allowed: false, rule: "Disallow: /x", line: 4},
+		path: "/x", allowed: true},
 	{name: "unknown_record_inside_group", body: "User-agent: *\nDisallow: /a\nFoo: bar\nDisallow: /b\n",
 		path: "/b", allowed: false, rule: "Disallow: /b", line: 4},
 	{name: "user_agent_after_rules_starts_group", body: "User-agent: LektaBot\nDisallow: /a\nUser-agent: other\nDisallow: /b\n",

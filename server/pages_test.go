@@ -64,6 +64,8 @@ func TestFormToReport(t *testing.T) {
 		{"blocked requests", `<li>image: 2</li>`},
 		{"lane user agents", `StubChrome/1.0 LektaBot/0.1`},
 		{"JSON link", `href="/api/v1/audits/` + id + `"`},
+		{"crawlers table", `(?s)<section id="crawlers">.*<tr id="crawler-Googlebot"[^>]*><th[^>]*>Googlebot</th><td>render</td>.*?<td>Rendered title</td>`},
+		{"non-rendering crawler gets the plain view", `<tr id="crawler-GPTBot"[^>]*><th[^>]*>GPTBot</th><td>plain</td>`},
 	}
 	for _, c := range checks {
 		if !regexp.MustCompile(c.re).MatchString(page) {

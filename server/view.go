@@ -34,6 +34,49 @@ type reportView struct {
 	ConsoleErrors     int
 	Exceptions        int
 	FailedSubrequests int
+	Crawlers          []crawlerView
+}
+
+// crawlerView is one row of the crawlers table.
+type crawlerView struct {
+	Token, View, Robots, Directives, Index, Title, Description, Canonical, Source string
+	Share                                                                         int
+	Blocked, MayIndex                                                             bool
+}
+
+// crawlerViews formats report.crawlers for the page.
+func crawlerViews(rows []compare.CrawlerRow) []crawlerView {
+	out := make([]crawlerView, 0, len(rows))
+	for _, c := range rows {
+		v := crawlerView{Token: c.Token, View: string(c.View), Title: c.Title, Description: c.Description,
+			Canonical: c.Canonical, Source: c.Source, Share: pct(c.ContentShare), MayIndex: c.MayIndex,
+			Directives: strings.Join(c.Directives, "; ")}
+		switch {
+		case !c.Robots.Known:
+			v.Robots = "not read"
+		case !c.Robots.Allowed:
+			v.Robots, v.Blocked = "disallowed by "+c.Robots.Rule, true
+		case c.Robots.Rule != "":
+			v.Robots = "allowed by " + c.Robots.Rule
+		default:
+			v.Robots = "allowed"
+		}
+		if c.Robots.Group != "" {
+			v.Robots += " (" + c.Robots.Group + ")"
+		}
+		switch {
+		case c.Missing:
+			v.Index = "no view (lane failed)"
+		case c.MayIndex:
+			v.Index = "yes"
+		case v.Blocked:
+			v.Index = "no (robots.txt)"
+		default:
+			v.Index = "no (noindex)"
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // diffRow is one field of the side-by-side table.
@@ -108,6 +151,7 @@ func newReportView(r *audit.Report) reportView {
 	}
 	v.ConsoleErrors, v.Exceptions = len(r.Lanes.Render.ConsoleErrors), len(r.Lanes.Render.Exceptions)
 	v.FailedSubrequests = len(r.Lanes.Render.FailedRequests)
+	v.Crawlers = crawlerViews(r.Crawlers)
 	return v
 }
 

@@ -16,8 +16,10 @@ const robotsUsage = `usage: lekta robots check FILE AGENT URL
        lekta robots lint FILE
 
 check  says whether AGENT, a product token such as LektaBot, may fetch URL
-       (an absolute http(s) URL, or a path such as /shop?page=2) under the
-       robots.txt in FILE, and which group and rule decided.
+       (an absolute http(s) URL, or a path such as /shop?page=2; a #fragment
+       is ignored) under the robots.txt in FILE, and which group and rule
+       decided. Tokens beyond RFC 9309 (archive.org_bot) are accepted with a
+       warning.
        Exit status: 0 allowed, 1 disallowed, 2 bad input.
 lint   lists the issues of FILE per line as "LINE: SEVERITY: MESSAGE".
        Exit status: 0 without errors (warnings and info allowed), 1 with
@@ -60,8 +62,11 @@ func runRobotsIO(_ context.Context, args []string, stdin io.Reader, stdout, stde
 
 // robotsCheck prints the verdict on target for agent and what decided it.
 func robotsCheck(file, agent, target string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if err := policy.ValidateToken(agent); err != nil {
+	if err := policy.ValidateAgentToken(agent); err != nil {
 		return exitWith(exitBadInput, fmt.Errorf("robots check: AGENT: %w", err))
+	}
+	if err := policy.ValidateToken(agent); err != nil {
+		fmt.Fprintf(stderr, "warning: %q is not an RFC 9309 product token (only letters, '_' and '-'); groups that name it as written apply to it\n", agent)
 	}
 	path, err := checkPath(target)
 	if err != nil {
@@ -89,7 +94,9 @@ func robotsCheck(file, agent, target string, stdin io.Reader, stdout, stderr io.
 }
 
 // checkPath turns check's URL argument into the path and query rules match.
+// A fragment is never sent to a server, so it is ignored, whatever it holds.
 func checkPath(raw string) (string, error) {
+	raw, _, _ = strings.Cut(raw, "#")
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", policy.ErrInvalidURL, err)

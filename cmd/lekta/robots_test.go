@@ -89,6 +89,36 @@ func TestRobotsCheckNoGroup(t *testing.T) {
 	}
 }
 
+// TestRobotsCheckGoogleInputs: a fragment is ignored, whatever it holds, and
+// a product token Google accepts but RFC 9309 does not is checked with a
+// warning.
+func TestRobotsCheckGoogleInputs(t *testing.T) {
+	t.Parallel()
+	file := writeRobots(t, shopRobots+"\nUser-agent: archive.org_bot\nDisallow: /\n")
+	tests := []struct {
+		name, agent, url string
+		code             int
+		stdout, stderr   string
+	}{
+		{"fragment", "LektaBot", "https://shop.example/private/x#top", exitFailure,
+			"disallowed: LektaBot /private/x\ngroup: User-agent: LektaBot (line 6)\nrule:  Disallow: /private (line 7)\n", ""},
+		{"fragment_with_bad_escape", "LektaBot", "/private/open#%zz", exitOK,
+			"allowed: LektaBot /private/open\ngroup: User-agent: LektaBot (line 6)\nrule:  Allow: /private/open (line 8)\n", ""},
+		{"non_rfc_token", "archive.org_bot", "/index.html", exitFailure,
+			"disallowed: archive.org_bot /index.html\ngroup: User-agent: archive.org_bot (line 10)\nrule:  Disallow: / (line 11)\n",
+			"warning: \"archive.org_bot\" is not an RFC 9309 product token (only letters, '_' and '-'); groups that name it as written apply to it\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := robotsRun(t, "", "check", file, tc.agent, tc.url)
+			if code != tc.code || stdout != tc.stdout || stderr != tc.stderr {
+				t.Errorf("exit %d, stdout:\n%s\nstderr: %q\nwant exit %d, stdout:\n%s\nstderr: %q", code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
 func TestRobotsCheckBadInput(t *testing.T) {
 	t.Parallel()
 	file := writeRobots(t, shopRobots)

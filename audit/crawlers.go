@@ -1,0 +1,32 @@
+package audit
+
+import (
+	"net/url"
+
+	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
+)
+
+// crawlerRows computes report.crawlers from the robots.txt this audit
+// already read (no new fetch, no other user agent) and the lanes' pages, and
+// adds the crawlers' sentence to the verdict. Nil when no lane produced a
+// document.
+func crawlerRows(res policy.RobotsResult, target *url.URL, plain, rendered *compare.Observed, v *compare.Verdict) []compare.CrawlerRow {
+	if plain == nil && rendered == nil {
+		return nil
+	}
+	verdicts := map[string]compare.RobotsVerdict{}
+	path := policy.RequestPath(target)
+	for _, c := range compare.Crawlers() {
+		d, err := res.Decide(c.Token, path)
+		if err != nil {
+			continue // robots.txt unreadable: nothing is known
+		}
+		verdicts[c.Token] = compare.RobotsVerdict{Known: true, Allowed: d.Allowed, Group: d.Group, Rule: d.Rule, Line: d.Line}
+	}
+	rows := compare.SeenByCrawlers(verdicts, plain, rendered)
+	if s := compare.CrawlerSummary(rows); s != "" && v != nil {
+		v.Summary += " " + s
+	}
+	return rows
+}
