@@ -13,7 +13,7 @@ import (
 // WriteText prints the report for people: the verdict first, then the
 // fields side by side, then the findings by severity, then lane details.
 func WriteText(w io.Writer, r *Report) error {
-	p := &printer{w: w}
+	p := &printer{w: &safeWriter{w: w}}
 	p.header(r)
 	p.fields(r)
 	p.findings(r)
@@ -28,10 +28,18 @@ type printer struct {
 	err error
 }
 
+// f prints; string arguments are page data or carry it, so they are
+// cleaned of control characters first.
 func (p *printer) f(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+	if p.err != nil {
+		return
 	}
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = cleanText(s)
+		}
+	}
+	_, p.err = fmt.Fprintf(p.w, format, args...)
 }
 
 func (p *printer) header(r *Report) {
@@ -222,18 +230,22 @@ func value(v any) string {
 		if len(x) == 0 {
 			return "-"
 		}
-		s = strings.Join(x, ", ")
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = cleanText(e)
+		}
+		s = strings.Join(parts, ", ")
 	case []any:
 		if len(x) == 0 {
 			return "-"
 		}
 		parts := make([]string, len(x))
 		for i, e := range x {
-			parts[i] = fmt.Sprint(e)
+			parts[i] = cleanText(fmt.Sprint(e))
 		}
 		s = strings.Join(parts, ", ")
 	default:
-		s = fmt.Sprint(x)
+		s = cleanText(fmt.Sprint(x))
 	}
 	if r := []rune(s); len(r) > width {
 		s = string(r[:width-1]) + "…"
