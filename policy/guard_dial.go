@@ -39,6 +39,10 @@ func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn
 	}
 	cands, err := g.lookup(ctx, family, hostStr, uint16(port))
 	if err != nil {
+		var de *DialError
+		if errors.As(err, &de) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
 	cands, err = g.admit(addr, cands)
@@ -74,7 +78,7 @@ func (g *Guard) lookup(ctx context.Context, family, hostStr string, port uint16)
 	}
 	ips, err := g.resolver.LookupNetIP(ctx, family, query)
 	if err != nil {
-		return nil, fmt.Errorf("resolve %s: %w", name, err)
+		return nil, resolveError(net.JoinHostPort(hostStr, strconv.Itoa(int(port))), err)
 	}
 	out := make([]netip.AddrPort, 0, len(ips))
 	for _, ip := range ips {
@@ -168,7 +172,7 @@ func (g *Guard) dialFirst(ctx context.Context, addr string, cands []netip.AddrPo
 			break
 		}
 	}
-	return nil, fmt.Errorf("dial %s: %w", addr, errors.Join(errs...))
+	return nil, connectError(addr, errors.Join(errs...))
 }
 
 // control runs on every socket right before it connects: the guard's own
