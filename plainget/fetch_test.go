@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"unicode/utf8"
@@ -356,5 +357,42 @@ func TestFetchUnsupportedEncoding(t *testing.T) {
 	_, err := fetch(t, srv, "/", nil)
 	if !errors.Is(err, ErrUnsupportedEncoding) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestFetchNeverSendsCookiesOrCredentials: cookies a redirect sets are not
+// sent to the next hop, and an authentication challenge is not answered.
+func TestFetchNeverSendsCookiesOrCredentials(t *testing.T) {
+	t.Parallel()
+	var (
+		mu       sync.Mutex
+		requests []*http.Request
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests = append(requests, r.Clone(context.Background()))
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/start":
+			http.SetCookie(w, &http.Cookie{Name: "session", Value: "1", Path: "/"})
+			w.Header().Set("WWW-Authenticate", `Basic realm="x"`)
+			http.Redirect(w, r, "/login", http.StatusFound)
+		case "/login":
+			w.Header().Set("WWW-Authenticate", `Basic realm="x"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	defer srv.Close()
+	res, err := fetch(t, srv, "/start", nil)
+	if err != nil || res.status != http.StatusUnauthorized {
+		t.Fatalf("fetch: %v, status %d, want the 401 recorded", err, res.status)
+	}
+	if len(requests) != 2 {
+		t.Fatalf("site got %d requests, want 2 (the page and its redirect, no retry)", len(requests))
+	}
+	for _, r := range requests {
+		if r.Method != http.MethodGet || r.Header.Get("Cookie") != "" || r.Header.Get("Authorization") != "" {
+			t.Errorf("%s %s carried Cookie %q, Authorization %q", r.Method, r.URL, r.Header.Get("Cookie"), r.Header.Get("Authorization"))
+		}
 	}
 }

@@ -20,16 +20,16 @@ import (
 
 // Limits of one render.
 const (
-	// maxNavigations caps main-frame navigations after the first (meta
+	// MaxNavigations caps main-frame navigations after the first (meta
 	// refresh, Refresh header, location=); later ones are refused.
-	maxNavigations = 3
-	// maxRedirects caps the redirect hops of every request chain: each
+	MaxNavigations = 3
+	// MaxRedirects caps the redirect hops of every request chain: each
 	// main-frame navigation, each frame document, and every subresource,
 	// worker or fetch() request (counted by the proxy).
-	maxRedirects = 5
-	// maxFrameLoads caps the documents loaded into frames other than the
+	MaxRedirects = 5
+	// MaxFrameLoads caps the documents loaded into frames other than the
 	// main one (iframes, their navigations) per render.
-	maxFrameLoads = 20
+	MaxFrameLoads = 20
 	// navigationTimeout bounds the wait for the main document when the
 	// caller set no deadline.
 	navigationTimeout = 30 * time.Second

@@ -33,7 +33,7 @@ const (
 	// submission, fetch or XHR POST, PUT, DELETE...), or a CORS preflight
 	// for one. The lane never sends data to a site.
 	ReasonMethod = "method"
-	// ReasonRedirects: a redirect hop past maxRedirects of any request chain.
+	// ReasonRedirects: a redirect hop past MaxRedirects of any request chain.
 	ReasonRedirects = "redirects"
 	// ReasonPrefetch: a speculative request (<link rel=prefetch>), never
 	// needed to render the page.

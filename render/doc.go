@@ -10,13 +10,26 @@
 // meets a proxy that refuses everything, and a host-resolver rule that
 // resolves nothing is the backstop.
 //
+// The proxy terminates the TLS of every tunnel with a certificate of its
+// own (mitm.go) and verifies the site's certificate itself, so it sees
+// every request of the context in the clear — page, frames, dedicated,
+// shared and service workers alike — and applies the lane's rules to each
+// (rules.go): only GET and HEAD (and CORS preflights for them) leave; no
+// Cookie, Authorization or Proxy-Authorization header leaves, no
+// Set-Cookie or authentication challenge comes back; the User-Agent is the
+// lane's; robots.txt for the page's origin; at most 5 redirects per request
+// chain; images, media and fonts refused by Sec-Fetch-Dest and by response
+// Content-Type; prefetches refused.
+//
 // Inside the page, Fetch interception refuses images, media, fonts,
 // beacons, requests to analytics and advertising hosts (trackerHosts),
-// same-origin requests robots.txt disallows (Request.AllowSameOrigin), and
-// main-frame navigations and redirect hops that Options.CheckURL refuses or
-// that pass the caps (3 navigations after the first, 5 redirects). Dialogs
+// same-origin requests robots.txt disallows (Request.AllowSameOrigin),
+// form submissions, <object>, <embed> and <iframe> of image or media
+// files, main-frame navigations and redirect hops that Options.CheckURL
+// refuses or that pass the caps (MaxNavigations after the first,
+// MaxRedirects hops), and frame documents past MaxFrameLoads. Dialogs
 // are dismissed, popups stay blocked (and are closed should one appear),
-// downloads are denied and service workers bypassed.
+// downloads are denied and service workers bypassed for the page.
 //
 // A render has settled after the load event and Options.QuietPeriod with no
 // request in flight (WebSocket, EventSource and worker requests aside),

@@ -139,13 +139,13 @@ func (a *audit) documentRequest(e *fetch.EventRequestPaused, u *url.URL) string 
 	defer a.navMu.Unlock()
 	if e.RedirectedRequestID != "" {
 		a.frameHops[e.NetworkID]++
-		if a.frameHops[e.NetworkID] > maxRedirects {
+		if a.frameHops[e.NetworkID] > MaxRedirects {
 			return ReasonRedirects
 		}
 		return ""
 	}
 	a.frameLoads++
-	if a.frameLoads > maxFrameLoads {
+	if a.frameLoads > MaxFrameLoads {
 		return ReasonNavigation
 	}
 	return ""
@@ -164,8 +164,8 @@ func (a *audit) mainFrameNavigation(u *url.URL, redirect bool) string {
 	switch {
 	case redirect:
 		a.hops++
-		if a.hops > maxRedirects {
-			return refuse(fmt.Errorf("%w: more than %d redirects", ErrNavigationFailed, maxRedirects))
+		if a.hops > MaxRedirects {
+			return refuse(fmt.Errorf("%w: more than %d redirects", ErrNavigationFailed, MaxRedirects))
 		}
 		// Chromium would follow a loop up to its own cap of 20 hops,
 		// asking the site for the same URL again each time.
@@ -179,8 +179,8 @@ func (a *audit) mainFrameNavigation(u *url.URL, redirect bool) string {
 		a.navs++
 		a.hops = 0
 		a.chain = a.chain[:0]
-		if a.navs > maxNavigations {
-			return refuse(fmt.Errorf("%w: more than %d navigations after the first", ErrNavigationFailed, maxNavigations))
+		if a.navs > MaxNavigations {
+			return refuse(fmt.Errorf("%w: more than %d navigations after the first", ErrNavigationFailed, MaxNavigations))
 		}
 	}
 	a.chain = append(a.chain, u.String())
@@ -209,7 +209,7 @@ func (a *audit) committedElsewhere(raw string) {
 		return
 	}
 	a.navs++
-	if a.navs > maxNavigations {
+	if a.navs > MaxNavigations {
 		a.rec.block("", raw, ReasonNavigation, "")
 		a.endSettle()
 	}
@@ -219,7 +219,7 @@ func (a *audit) committedElsewhere(raw string) {
 func (a *audit) navigations() int {
 	a.navMu.Lock()
 	defer a.navMu.Unlock()
-	return min(a.navs, maxNavigations)
+	return min(a.navs, MaxNavigations)
 }
 
 // wantsImage reports whether the request's Accept header asks for an image.

@@ -279,12 +279,12 @@ func TestRenderRedirectCapForEveryRequest(t *testing.T) {
 	}
 	for _, kind := range []string{"style", "script", "iframe", "fetch"} {
 		n := len(s.hitsMatching(func(h hit) bool { return h.Host == host && h.Path == "/chain" && strings.Contains(h.Query, "k="+kind) }))
-		if n > 1+maxRedirects {
-			t.Errorf("the %s chain was followed for %d requests, want at most %d (the first and %d redirects)", kind, n, 1+maxRedirects, maxRedirects)
+		if n > 1+MaxRedirects {
+			t.Errorf("the %s chain was followed for %d requests, want at most %d (the first and %d redirects)", kind, n, 1+MaxRedirects, MaxRedirects)
 		}
 	}
-	if n := len(s.hitsMatching(func(h hit) bool { return h.Host == host && h.Path == "/framenav" })); n > 1+maxFrameLoads {
-		t.Errorf("an iframe navigated itself %d times, want at most %d loads", n, 1+maxFrameLoads)
+	if n := len(s.hitsMatching(func(h hit) bool { return h.Host == host && h.Path == "/framenav" })); n > 1+MaxFrameLoads {
+		t.Errorf("an iframe navigated itself %d times, want at most %d loads", n, 1+MaxFrameLoads)
 	}
 }
 

@@ -408,7 +408,7 @@ func (p *proxy) check(r *http.Request, u *url.URL, hops int, rl *rules) (reason,
 		return ReasonPrefetch, ""
 	case destReasons[r.Header.Get("Sec-Fetch-Dest")] != "":
 		return destReasons[r.Header.Get("Sec-Fetch-Dest")], ""
-	case hops > maxRedirects:
+	case hops > MaxRedirects:
 		return ReasonRedirects, ""
 	}
 	if rl.allow != nil {

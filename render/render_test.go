@@ -286,7 +286,7 @@ func TestRenderNavigationCap(t *testing.T) {
 			if got := paths(s.hitsFor(host)); !slices.Equal(got, want) {
 				t.Errorf("site got %v, want %v", got, want)
 			}
-			if snap.Render.Navigations != maxNavigations || snap.Render.Blocked[ReasonNavigation] < 1 {
+			if snap.Render.Navigations != MaxNavigations || snap.Render.Blocked[ReasonNavigation] < 1 {
 				t.Errorf("navigations %d, blocked %v", snap.Render.Navigations, snap.Render.Blocked)
 			}
 			if !strings.HasSuffix(snap.FinalURL, "?i=3") || !bytes.Contains(snap.Body, []byte("-3</p>")) {

@@ -111,7 +111,7 @@ func extensionReason(u *url.URL) string {
 // redirectBook follows redirect chains through the proxy: each 3xx
 // response notes the depth its Location will be requested at, so a chain of
 // any kind of request (script, stylesheet, fetch, worker, frame) is cut
-// after maxRedirects hops. Chromium itself would follow 20.
+// after MaxRedirects hops. Chromium itself would follow 20.
 type redirectBook struct {
 	mu    sync.Mutex
 	depth map[string]int // canonical URL -> redirects that led to it

@@ -254,8 +254,8 @@ func TestProxyCutsRedirectChains(t *testing.T) {
 			if resp.StatusCode != 403 || resp.Header.Get(refusedHeader) != ReasonRedirects {
 				t.Errorf("after the cap: %d %q, want 403 %q", resp.StatusCode, resp.Header.Get(refusedHeader), ReasonRedirects)
 			}
-			if n := len(f.requests()); n != 1+maxRedirects {
-				t.Errorf("site got %d requests, want %d (the first and %d redirects)", n, 1+maxRedirects, maxRedirects)
+			if n := len(f.requests()); n != 1+MaxRedirects {
+				t.Errorf("site got %d requests, want %d (the first and %d redirects)", n, 1+MaxRedirects, MaxRedirects)
 			}
 			// A fresh request for a URL of the chain starts a chain of its own.
 			resp, err = f.client().Get(scheme + "://shop.example/chain?n=0")

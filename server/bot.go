@@ -24,8 +24,11 @@ type Policy struct {
 	Shared bool
 	// Timeout is the hard deadline of one audit.
 	Timeout time.Duration
-	// MaxRedirects is the most redirect hops a lane follows.
+	// MaxRedirects is the most redirect hops a lane follows, per request chain.
 	MaxRedirects int
+	// MaxNavigations caps the page's own navigations after the first, and
+	// MaxFrameLoads the documents loaded into its frames, per render.
+	MaxNavigations, MaxFrameLoads int
 	// ClientRate is the per-client submission limit.
 	ClientRate []cache.Window
 	// Contact is where operators reach the people running this instance.
@@ -45,6 +48,8 @@ type botView struct {
 	CacheTTL, ReportTTL     string
 	Timeout                 string
 	MaxRedirects            int
+	MaxNavigations          int
+	MaxFrameLoads           int
 	ClientRate              []string
 	Contact                 string
 	ContactText             string
@@ -62,7 +67,8 @@ func (p Policy) view() botView {
 		Token: id.Token, Version: id.Version, InfoURL: id.InfoURL, PlainUA: id.PlainUA(),
 		Concurrency: p.Limits.Concurrency, CacheTTL: human(p.Limits.CacheTTL),
 		ReportTTL: human(p.Limits.ReportTTL), Timeout: human(p.Timeout),
-		MaxRedirects: p.MaxRedirects, Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
+		MaxRedirects: p.MaxRedirects, MaxNavigations: p.MaxNavigations, MaxFrameLoads: p.MaxFrameLoads,
+		Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
 		ContactText:   strings.TrimPrefix(p.Contact, "mailto:"),
 		RobotsExample: "User-agent: " + id.Token + "\nDisallow: /\n",
 		Scope:         "across all users and all instances of this service (they share one store)",

@@ -151,7 +151,7 @@ func newHarness(tb testing.TB, opts ...harnessOpt) *harness {
 		Auditor: aud, Renderers: 2, Queue: 4,
 		ClientRate: []cache.Window{{N: 1000, Per: time.Minute}},
 		Policy: Policy{Identity: id, RenderUA: rend.UserAgent, Limits: lim, Timeout: 20 * time.Second,
-			MaxRedirects: 5, ClientRate: []cache.Window{{N: 1000, Per: time.Minute}}},
+			MaxRedirects: 5, MaxNavigations: 3, MaxFrameLoads: 20, ClientRate: []cache.Window{{N: 1000, Per: time.Minute}}},
 		Ready: []Check{{Name: "store", Func: store.Ping}},
 	}
 	for _, o := range opts {

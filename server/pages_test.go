@@ -176,6 +176,9 @@ func TestBotPageFollowsPolicy(t *testing.T) {
 			"StubChrome/1.0 LektaBot/0.1 (+https://lekta.dev/bot)",
 			"User-agent: LektaBot\nDisallow: /", "in its own memory", "at most 1000 submitted per 1 minute",
 			"link-local addresses.",
+			"at most 3 times after it first loads, and at most 20 documents load into its frames",
+			"only <code>GET</code> and <code>HEAD</code> requests reach your server",
+			"No <code>Cookie</code> or <code>Authorization</code> header is ever sent",
 		}},
 		{"changed", func(p *Policy) {
 			p.Limits.Windows = []cache.Window{{N: 2, Per: 90 * time.Second}}

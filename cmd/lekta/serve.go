@@ -16,6 +16,7 @@ import (
 
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/plainget"
+	"lekta.dev/lekta/render"
 	"lekta.dev/lekta/server"
 )
 
@@ -161,6 +162,7 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 		Policy: server.Policy{
 			Identity: p.identity, RenderUA: p.browser.UserAgent, Limits: p.limits,
 			Shared: cfg.redisURL != "", Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
+			MaxNavigations: render.MaxNavigations, MaxFrameLoads: render.MaxFrameLoads,
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
 		},
 		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies,
