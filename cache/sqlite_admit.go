@@ -1,0 +1,271 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Admit implements Store. A fresh cached result is answered from a plain
+// read; everything else is decided in one write transaction.
+func (s *SQLiteStore) Admit(ctx context.Context, url, id string) (Admission, error) {
+	t, err := parseTarget(url)
+	if err == nil {
+		err = checkID(id)
+	}
+	if err != nil {
+		return Admission{}, fmt.Errorf("admit: %w", err)
+	}
+	if e, ok, err := readResult(ctx, s.reads.result, t, s.clock()); err != nil {
+		return Admission{}, sqliteError("admit", err)
+	} else if ok {
+		return Admission{Decision: Cached, Entry: e}, nil
+	}
+	var a Admission
+	err = s.write(ctx, "admit", func(w *sqliteWriter) error {
+		var err error
+		a, err = s.admitLocked(ctx, w, t, id, s.clock())
+		return err
+	})
+	return a, err
+}
+
+// admitLocked decides while holding the write lock.
+func (s *SQLiteStore) admitLocked(ctx context.Context, w *sqliteWriter, t target, id string, now int64) (Admission, error) {
+	// A result may have landed since the unlocked read.
+	if e, ok, err := readResult(ctx, w.result, t, now); err != nil {
+		return Admission{}, sqliteError("admit", err)
+	} else if ok {
+		return Admission{Decision: Cached, Entry: e}, nil
+	}
+	// Leases of crashed holders end at their expiry.
+	if _, err := w.expireLeases.ExecContext(ctx, t.host, now); err != nil {
+		return Admission{}, sqliteError("admit", err)
+	}
+	exps, running, err := s.hostLeases(ctx, w, t)
+	if err != nil {
+		return Admission{}, err
+	}
+	switch {
+	case running == id: // a retry of the same admission
+		return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}, nil
+	case running != "":
+		return Admission{Decision: InFlight, RunningID: running}, nil
+	}
+	starts, err := s.hostStarts(ctx, w, t.host, now)
+	if err != nil {
+		return Admission{}, err
+	}
+	if wait, reason := violation(s.limits, exps, starts, now); reason >= 0 {
+		return Admission{Decision: Refused, RetryAfter: ms(wait), Reason: s.limits.reason(reason)}, nil
+	}
+	// An audit is admitted only if its report can be kept.
+	if err := s.archive.Ping(ctx); err != nil {
+		return Admission{}, archiveError("admit", err)
+	}
+	if _, err := w.insertLease.ExecContext(ctx, t.host, id, t.hash, t.url, now, now+s.limits.LeaseTTL.Milliseconds()); err != nil {
+		return Admission{}, sqliteError("admit", err)
+	}
+	if _, err := w.insertStart.ExecContext(ctx, t.host, now, id); err != nil {
+		return Admission{}, sqliteError("admit", err)
+	}
+	if _, err := w.trimStarts.ExecContext(ctx, t.host, now-s.limits.longest().Milliseconds()); err != nil {
+		return Admission{}, sqliteError("admit", err)
+	}
+	return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}, nil
+}
+
+// hostLeases returns the expiries of the host's live leases and the id of
+// the one running t's URL, if any.
+func (s *SQLiteStore) hostLeases(ctx context.Context, w *sqliteWriter, t target) (exps []int64, running string, err error) {
+	rows, err := w.leases.QueryContext(ctx, t.host)
+	if err != nil {
+		return nil, "", sqliteError("admit", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var lid, hash string
+		var exp int64
+		if err := rows.Scan(&lid, &hash, &exp); err != nil {
+			return nil, "", sqliteError("admit", err)
+		}
+		exps = append(exps, exp)
+		if hash == t.hash {
+			running = lid
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", sqliteError("admit", err)
+	}
+	return exps, running, nil
+}
+
+// hostStarts returns the host's start times inside the longest window, ascending.
+func (s *SQLiteStore) hostStarts(ctx context.Context, w *sqliteWriter, host string, now int64) ([]int64, error) {
+	rows, err := w.starts.QueryContext(ctx, host, now-s.limits.longest().Milliseconds())
+	if err != nil {
+		return nil, sqliteError("admit", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var at int64
+		if err := rows.Scan(&at); err != nil {
+			return nil, sqliteError("admit", err)
+		}
+		out = append(out, at)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, sqliteError("admit", err)
+	}
+	return out, nil
+}
+
+// violation returns the longest wait in ms among the violated constraints
+// and its index (0 concurrency, i the i-th window), or -1 when none is;
+// exps are the live leases' expiries, starts the start times in ascending
+// order.
+func violation(l Limits, exps, starts []int64, now int64) (wait int64, reason int) {
+	reason = -1
+	if len(exps) >= l.Concurrency {
+		first := exps[0]
+		for _, e := range exps[1:] {
+			first = min(first, e)
+		}
+		wait, reason = first-now, 0
+	}
+	for i, w := range l.Windows {
+		per := w.Per.Milliseconds()
+		lo := sort.Search(len(starts), func(j int) bool { return starts[j] > now-per })
+		if n := len(starts) - lo; n >= w.N {
+			if d := starts[lo+n-w.N] + per - now; d > wait {
+				wait, reason = d, i+1
+			}
+		}
+	}
+	return wait, reason
+}
+
+// Complete implements Store. The report goes to the archive first; then one
+// transaction caches it (unless it failed), releases the lease and marks the
+// completion, and this process's waiters are woken (others poll).
+func (s *SQLiteStore) Complete(ctx context.Context, l Lease, o Outcome) error {
+	t, err := parseTarget(l.URL)
+	if err == nil {
+		err = checkID(l.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("complete: %w", err)
+	}
+	blob, err := encodeBlob(o.Report, s.limits.MaxReportBytes)
+	if err != nil {
+		return fmt.Errorf("complete %s: %w", l.ID, err)
+	}
+	now := s.clock()
+	if err := archiveReport(ctx, s.archive, s.limits, l.ID, blob, o.Failed, now); err != nil {
+		return err
+	}
+	defer s.broadcast()
+	return s.write(ctx, "complete "+l.ID, func(w *sqliteWriter) error {
+		return s.completeLocked(ctx, w, t, l.ID, o.Failed, blob, now)
+	})
+}
+
+func (s *SQLiteStore) completeLocked(ctx context.Context, w *sqliteWriter, t target, id string, failed bool, blob []byte, now int64) error {
+	if _, err := w.expireLeases.ExecContext(ctx, t.host, now); err != nil {
+		return sqliteError("complete "+id, err)
+	}
+	res, err := w.deleteLease.ExecContext(ctx, t.host, id)
+	if err != nil {
+		return sqliteError("complete "+id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return sqliteError("complete "+id, err)
+	} else if n == 0 {
+		var exp int64
+		switch err := w.fin.QueryRowContext(ctx, t.host, id).Scan(&exp); {
+		case err == nil && exp > now:
+			return nil // a repeated Complete that already succeeded
+		case err != nil && !isNoRows(err):
+			return sqliteError("complete "+id, err)
+		}
+		return fmt.Errorf("complete %s: %w", id, ErrLeaseLost)
+	}
+	if !failed {
+		if _, err := w.putResult.ExecContext(ctx, t.hash, t.host, id, now, now+s.limits.CacheTTL.Milliseconds(), blob); err != nil {
+			return sqliteError("complete "+id, err)
+		}
+	}
+	if _, err := w.putFin.ExecContext(ctx, t.host, id, now+s.limits.LeaseTTL.Milliseconds()); err != nil {
+		return sqliteError("complete "+id, err)
+	}
+	return nil
+}
+
+// Wait implements Store. It re-reads the database every PollInterval, and
+// at once when this process completes an audit.
+func (s *SQLiteStore) Wait(ctx context.Context, url, id string) (Entry, error) {
+	t, err := parseTarget(url)
+	if err == nil {
+		err = checkID(id)
+	}
+	if err != nil {
+		return Entry{}, fmt.Errorf("wait: %w", err)
+	}
+	s.mu.Lock()
+	s.waiting++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.waiting--
+		s.mu.Unlock()
+	}()
+	tick := time.NewTicker(s.poll)
+	defer tick.Stop()
+	for {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		e, done, err := s.joinState(ctx, t, id)
+		if done || err != nil {
+			return e, err
+		}
+		select {
+		case <-ctx.Done():
+			return Entry{}, fmt.Errorf("wait for %s: %w", id, ctx.Err())
+		case <-changed:
+		case <-tick.C:
+		}
+	}
+}
+
+// joinState checks a joined audit once: its report if stored, nothing if
+// it still holds its lease, ErrAbandoned if neither. The report is read
+// again after the lease check, since Complete stores it before releasing.
+func (s *SQLiteStore) joinState(ctx context.Context, t target, id string) (Entry, bool, error) {
+	now := s.clock()
+	if e, found, err := archived(ctx, s.archive, id, now); err != nil || found {
+		return e, true, err
+	}
+	var exp int64
+	err := s.reads.leaseOf.QueryRowContext(ctx, t.host, id).Scan(&exp)
+	if err == nil && exp > now {
+		return Entry{}, false, nil
+	}
+	if err != nil && !isNoRows(err) {
+		return Entry{}, true, sqliteError("wait for "+id, err)
+	}
+	e, found, err := archived(ctx, s.archive, id, now)
+	switch {
+	case err != nil:
+		return Entry{}, true, err
+	case !found:
+		return Entry{}, true, fmt.Errorf("wait for %s: %w", id, ErrAbandoned)
+	}
+	return e, true, nil
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
