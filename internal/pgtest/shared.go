@@ -18,10 +18,16 @@ var shared struct {
 // it: call it from TestMain as os.Exit(pgtest.Main(m)).
 func Main(m *testing.M) int {
 	code := m.Run()
+	StopShared()
+	return code
+}
+
+// StopShared stops and removes the shared cluster, if a test started it,
+// for a TestMain that runs its tests some other way than through Main.
+func StopShared() {
 	if c := shared.cluster; c != nil {
 		c.remove()
 	}
-	return code
 }
 
 // Database returns the URL of a new, empty database on the shared cluster
