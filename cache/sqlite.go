@@ -24,6 +24,9 @@ type SQLiteOptions struct {
 	// PollInterval is how often Wait re-reads a joined audit run by another
 	// process; DefaultSQLitePoll when zero.
 	PollInterval time.Duration
+	// Explain, when set, puts a driver error's cause into words
+	// (records.Explain), so that a refusal says why.
+	Explain func(error) error
 }
 
 // SQLiteStore is the Store of one machine without Redis: hot state in the
@@ -45,6 +48,7 @@ type SQLiteStore struct {
 	now     func() time.Time
 	keys    keyspace
 	poll    time.Duration
+	explain func(error) error
 	reads   readStmts
 
 	writer chan *sqliteWriter // holds the one writer while it is free
@@ -71,13 +75,16 @@ func NewSQLiteStore(ctx context.Context, db *sql.DB, archive Archive, l Limits, 
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultSQLitePoll
 	}
+	if o.Explain == nil {
+		o.Explain = func(err error) error { return err }
+	}
 
 	l.Windows = append([]Window(nil), l.Windows...)
-	s := &SQLiteStore{db: db, archive: archive, limits: l, now: o.Clock, poll: o.PollInterval,
+	s := &SQLiteStore{db: db, archive: archive, limits: l, now: o.Clock, poll: o.PollInterval, explain: o.Explain,
 		writer: make(chan *sqliteWriter, 1), changed: make(chan struct{})}
 	var err error
 	if s.reads, err = prepareReads(ctx, db); err != nil {
-		return nil, sqliteError("new sqlite store: prepare (is the schema migrated?)", err)
+		return nil, s.fail("new sqlite store: prepare (is the schema migrated?)", err)
 	}
 	w, err := s.openWriter(ctx)
 	if err != nil {
@@ -88,9 +95,9 @@ func NewSQLiteStore(ctx context.Context, db *sql.DB, archive Archive, l Limits, 
 	return s, nil
 }
 
-// sqliteError wraps a database failure so that callers fail closed.
-func sqliteError(action string, err error) error {
-	return fmt.Errorf("%s: %w: %w", action, ErrUnavailable, err)
+// fail wraps a database failure so that callers fail closed, saying why.
+func (s *SQLiteStore) fail(action string, err error) error {
+	return fmt.Errorf("%s: %w: %w", action, ErrUnavailable, s.explain(err))
 }
 
 // clock is the store's time in unix ms.
@@ -104,7 +111,7 @@ func (s *SQLiteStore) Lookup(ctx context.Context, url string) (Entry, bool, erro
 	}
 	e, ok, err := readResult(ctx, s.reads.result, t, s.clock())
 	if err != nil {
-		return Entry{}, false, sqliteError("lookup", err)
+		return Entry{}, false, s.fail("lookup", err)
 	}
 	return e, ok, nil
 }
@@ -150,7 +157,7 @@ func (s *SQLiteStore) Report(ctx context.Context, id string) (Entry, error) {
 func (s *SQLiteStore) Ping(ctx context.Context) error {
 	var n int
 	if err := s.reads.ping.QueryRowContext(ctx).Scan(&n); err != nil {
-		return sqliteError("ping sqlite", err)
+		return s.fail("ping sqlite", err)
 	}
 	if err := s.archive.Ping(ctx); err != nil {
 		return archiveError("ping records", err)

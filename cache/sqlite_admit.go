@@ -20,7 +20,7 @@ func (s *SQLiteStore) Admit(ctx context.Context, url, id string) (Admission, err
 		return Admission{}, fmt.Errorf("admit: %w", err)
 	}
 	if e, ok, err := readResult(ctx, s.reads.result, t, s.clock()); err != nil {
-		return Admission{}, sqliteError("admit", err)
+		return Admission{}, s.fail("admit", err)
 	} else if ok {
 		return Admission{Decision: Cached, Entry: e}, nil
 	}
@@ -37,13 +37,13 @@ func (s *SQLiteStore) Admit(ctx context.Context, url, id string) (Admission, err
 func (s *SQLiteStore) admitLocked(ctx context.Context, w *sqliteWriter, t target, id string, now int64) (Admission, error) {
 	// A result may have landed since the unlocked read.
 	if e, ok, err := readResult(ctx, w.result, t, now); err != nil {
-		return Admission{}, sqliteError("admit", err)
+		return Admission{}, s.fail("admit", err)
 	} else if ok {
 		return Admission{Decision: Cached, Entry: e}, nil
 	}
 	// Leases of crashed holders end at their expiry.
 	if _, err := w.expireLeases.ExecContext(ctx, t.host, now); err != nil {
-		return Admission{}, sqliteError("admit", err)
+		return Admission{}, s.fail("admit", err)
 	}
 	exps, running, err := s.hostLeases(ctx, w, t)
 	if err != nil {
@@ -67,13 +67,13 @@ func (s *SQLiteStore) admitLocked(ctx context.Context, w *sqliteWriter, t target
 		return Admission{}, archiveError("admit", err)
 	}
 	if _, err := w.insertLease.ExecContext(ctx, t.host, id, t.hash, t.url, now, now+s.limits.LeaseTTL.Milliseconds()); err != nil {
-		return Admission{}, sqliteError("admit", err)
+		return Admission{}, s.fail("admit", err)
 	}
 	if _, err := w.insertStart.ExecContext(ctx, t.host, now, id); err != nil {
-		return Admission{}, sqliteError("admit", err)
+		return Admission{}, s.fail("admit", err)
 	}
 	if _, err := w.trimStarts.ExecContext(ctx, t.host, now-s.limits.longest().Milliseconds()); err != nil {
-		return Admission{}, sqliteError("admit", err)
+		return Admission{}, s.fail("admit", err)
 	}
 	return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}, nil
 }
@@ -83,14 +83,14 @@ func (s *SQLiteStore) admitLocked(ctx context.Context, w *sqliteWriter, t target
 func (s *SQLiteStore) hostLeases(ctx context.Context, w *sqliteWriter, t target) (exps []int64, running string, err error) {
 	rows, err := w.leases.QueryContext(ctx, t.host)
 	if err != nil {
-		return nil, "", sqliteError("admit", err)
+		return nil, "", s.fail("admit", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var lid, hash string
 		var exp int64
 		if err := rows.Scan(&lid, &hash, &exp); err != nil {
-			return nil, "", sqliteError("admit", err)
+			return nil, "", s.fail("admit", err)
 		}
 		exps = append(exps, exp)
 		if hash == t.hash {
@@ -98,7 +98,7 @@ func (s *SQLiteStore) hostLeases(ctx context.Context, w *sqliteWriter, t target)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, "", sqliteError("admit", err)
+		return nil, "", s.fail("admit", err)
 	}
 	return exps, running, nil
 }
@@ -107,19 +107,19 @@ func (s *SQLiteStore) hostLeases(ctx context.Context, w *sqliteWriter, t target)
 func (s *SQLiteStore) hostStarts(ctx context.Context, w *sqliteWriter, host string, now int64) ([]int64, error) {
 	rows, err := w.starts.QueryContext(ctx, host, now-s.limits.longest().Milliseconds())
 	if err != nil {
-		return nil, sqliteError("admit", err)
+		return nil, s.fail("admit", err)
 	}
 	defer rows.Close()
 	var out []int64
 	for rows.Next() {
 		var at int64
 		if err := rows.Scan(&at); err != nil {
-			return nil, sqliteError("admit", err)
+			return nil, s.fail("admit", err)
 		}
 		out = append(out, at)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, sqliteError("admit", err)
+		return nil, s.fail("admit", err)
 	}
 	return out, nil
 }
@@ -176,31 +176,31 @@ func (s *SQLiteStore) Complete(ctx context.Context, l Lease, o Outcome) error {
 
 func (s *SQLiteStore) completeLocked(ctx context.Context, w *sqliteWriter, t target, id string, failed bool, blob []byte, now int64) error {
 	if _, err := w.expireLeases.ExecContext(ctx, t.host, now); err != nil {
-		return sqliteError("complete "+id, err)
+		return s.fail("complete "+id, err)
 	}
 	res, err := w.deleteLease.ExecContext(ctx, t.host, id)
 	if err != nil {
-		return sqliteError("complete "+id, err)
+		return s.fail("complete "+id, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return sqliteError("complete "+id, err)
+		return s.fail("complete "+id, err)
 	} else if n == 0 {
 		var exp int64
 		switch err := w.fin.QueryRowContext(ctx, t.host, id).Scan(&exp); {
 		case err == nil && exp > now:
 			return nil // a repeated Complete that already succeeded
 		case err != nil && !isNoRows(err):
-			return sqliteError("complete "+id, err)
+			return s.fail("complete "+id, err)
 		}
 		return fmt.Errorf("complete %s: %w", id, ErrLeaseLost)
 	}
 	if !failed {
 		if _, err := w.putResult.ExecContext(ctx, t.hash, t.host, id, now, now+s.limits.CacheTTL.Milliseconds(), blob); err != nil {
-			return sqliteError("complete "+id, err)
+			return s.fail("complete "+id, err)
 		}
 	}
 	if _, err := w.putFin.ExecContext(ctx, t.host, id, now+s.limits.LeaseTTL.Milliseconds()); err != nil {
-		return sqliteError("complete "+id, err)
+		return s.fail("complete "+id, err)
 	}
 	return nil
 }
@@ -256,7 +256,7 @@ func (s *SQLiteStore) joinState(ctx context.Context, t target, id string) (Entry
 		return Entry{}, false, nil
 	}
 	if err != nil && !isNoRows(err) {
-		return Entry{}, true, sqliteError("wait for "+id, err)
+		return Entry{}, true, s.fail("wait for "+id, err)
 	}
 	e, found, err := archived(ctx, s.archive, id, now)
 	switch {

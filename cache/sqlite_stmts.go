@@ -81,7 +81,7 @@ type sqliteWriter struct {
 func (s *SQLiteStore) openWriter(ctx context.Context) (*sqliteWriter, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return nil, sqliteError("open sqlite writer", err)
+		return nil, s.fail("open sqlite writer", err)
 	}
 	w := &sqliteWriter{conn: conn}
 	for _, p := range []struct {
@@ -96,7 +96,7 @@ func (s *SQLiteStore) openWriter(ctx context.Context) (*sqliteWriter, error) {
 	} {
 		if *p.dst, err = conn.PrepareContext(ctx, p.sql); err != nil {
 			_ = w.close()
-			return nil, sqliteError("prepare sqlite writer (is the schema migrated?)", err)
+			return nil, s.fail("prepare sqlite writer (is the schema migrated?)", err)
 		}
 		w.all = append(w.all, *p.dst)
 	}
@@ -131,7 +131,7 @@ func (s *SQLiteStore) write(ctx context.Context, action string, f func(w *sqlite
 	select {
 	case w = <-s.writer:
 	case <-ctx.Done():
-		return sqliteError(action, ctx.Err())
+		return s.fail(action, ctx.Err())
 	}
 	defer func() { s.writer <- w }()
 	if w == nil {
@@ -149,7 +149,7 @@ func (s *SQLiteStore) write(ctx context.Context, action string, f func(w *sqlite
 	// connection's busy timeout (set by records) and ctx allow.
 	if _, err := w.begin.ExecContext(ctx); err != nil {
 		w.abort()
-		return sqliteError(action, err)
+		return s.fail(action, err)
 	}
 	if err := f(w); err != nil {
 		w.abort()
@@ -157,7 +157,7 @@ func (s *SQLiteStore) write(ctx context.Context, action string, f func(w *sqlite
 	}
 	if _, err := w.commit.ExecContext(ctx); err != nil {
 		w.abort()
-		return sqliteError(action, err)
+		return s.fail(action, err)
 	}
 	return nil
 }

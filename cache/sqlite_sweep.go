@@ -39,11 +39,11 @@ func (s *SQLiteStore) Sweep(ctx context.Context) (int64, error) {
 				}
 				res, err := w.conn.ExecContext(ctx, q.query, cut)
 				if err != nil {
-					return sqliteError("sweep", err)
+					return s.fail("sweep", err)
 				}
 				n, err = res.RowsAffected()
 				if err != nil {
-					return sqliteError("sweep", err)
+					return s.fail("sweep", err)
 				}
 				return nil
 			})

@@ -26,7 +26,7 @@ func openSQLiteHarness(t *testing.T, dir string, l Limits, poll time.Duration) (
 	t.Helper()
 	db := openRecords(t, records.Config{DataDir: dir})
 	clock := newTestClock()
-	s, err := NewSQLiteStore(bg, db.SQL(), db, l, SQLiteOptions{Clock: clock.Now, PollInterval: poll})
+	s, err := NewSQLiteStore(bg, db.SQL(), db, l, SQLiteOptions{Clock: clock.Now, PollInterval: poll, Explain: records.Explain})
 	if err != nil {
 		t.Fatalf("NewSQLiteStore: %v", err)
 	}

@@ -31,6 +31,17 @@ func (db *DB) unavailable(action string, err error) error {
 	return db.scrub(fmt.Errorf("%s: %w: %s: %w", action, ErrUnavailable, cause(err), err))
 }
 
+// Explain prefixes err, a failure of the database's driver, with its cause
+// in words ("the database file is locked by another process: database is
+// locked (5)"), for package cache, which runs statements on DB.SQL but
+// does not know the drivers' error types.
+func Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", cause(err), err)
+}
+
 // cause names, for people, why a database call failed.
 func cause(err error) string {
 	var se *sqlite.Error
@@ -91,17 +102,19 @@ func (e *scrubbed) Error() string { return e.msg }
 func (e *scrubbed) Unwrap() error { return e.err }
 
 // scrub removes the database password from err's message, in every spelling
-// a driver might print it (as given, and URL-escaped).
+// a driver might print it (as given, and URL-escaped), and puts it on one line.
 func (db *DB) scrub(err error) error {
 	return scrubSecrets(err, db.secrets)
 }
 
 func scrubSecrets(err error, secrets []string) error {
-	if err == nil || len(secrets) == 0 {
+	if err == nil {
 		return err
 	}
 	msg := err.Error()
-	clean := msg
+	// Drivers list every address they tried on lines of their own: keep
+	// messages on one line, for logs and the CLI's one-line errors.
+	clean := strings.NewReplacer("\n\t", "; ", "\n", "; ", "\t", " ").Replace(msg)
 	for _, secret := range secrets {
 		for _, s := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret), url.UserPassword("", secret).String()[1:]} {
 			if s != "" {

@@ -11,9 +11,15 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// connectPostgres opens a pool on c.DatabaseURL and checks that it answers.
-func connectPostgres(ctx context.Context, c Config) (*DB, error) {
-	u, err := url.Parse(c.DatabaseURL)
+// CheckURL reports whether raw can name a PostgreSQL database, without
+// connecting; the error names --database-url and never repeats the URL.
+func CheckURL(raw string) error {
+	_, err := parseURL(raw)
+	return err
+}
+
+func parseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -23,6 +29,15 @@ func connectPostgres(ctx context.Context, c Config) (*DB, error) {
 	}
 	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
 		return nil, fmt.Errorf("%w: --database-url: want postgres://user:password@host:port/database, got scheme %q", ErrBadConfig, u.Scheme)
+	}
+	return u, nil
+}
+
+// connectPostgres opens a pool on c.DatabaseURL and checks that it answers.
+func connectPostgres(ctx context.Context, c Config) (*DB, error) {
+	u, err := parseURL(c.DatabaseURL)
+	if err != nil {
+		return nil, err
 	}
 	db := &DB{kind: PostgreSQL, where: describeURL(u), timeout: c.CallTimeout, q: postgresQueries}
 	if pw, ok := u.User.Password(); ok && pw != "" {

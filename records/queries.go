@@ -22,7 +22,9 @@ var sqliteQueries = queries{
 }
 
 var postgresQueries = queries{
-	migrationsExist:  "SELECT to_regclass('schema_migrations') IS NOT NULL",
+	// Not to_regclass: its answer can lag behind a table another session
+	// just created (seen with pgx's cached statements).
+	migrationsExist:  "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = 'schema_migrations')",
 	createMigrations: "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
 	recordMigration:  "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
 	putReport: `INSERT INTO reports (id, completed_at, expires_at, failed, body) VALUES ($1, $2, $3, $4, $5)

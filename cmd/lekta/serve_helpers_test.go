@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,7 +68,8 @@ type served struct {
 }
 
 // startServe runs "lekta serve" with the test site's hosts mapped by
-// --resolve, plus extra flags, and waits until /healthz answers.
+// --resolve, plus extra flags (a data dir of the test's own unless they
+// name one), and waits until /healthz answers.
 func startServe(tb testing.TB, site *testsite.Site, hosts []string, extra ...string) *served {
 	tb.Helper()
 	serveNeeds(tb, "chromium", "chromium-browser", "google-chrome")
@@ -75,6 +77,9 @@ func startServe(tb testing.TB, site *testsite.Site, hosts []string, extra ...str
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--allow-addr", allow, "--client-rate", "100000/1m", "--timeout", "30s"}
 	for _, r := range resolve {
 		args = append(args, "--resolve", r)
+	}
+	if !slices.Contains(extra, "--data-dir") {
+		args = append(args, "--data-dir", tb.TempDir())
 	}
 	args = append(args, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
