@@ -82,8 +82,8 @@ func (p Policy) view() botView {
 		ReportTTL: human(p.Limits.ReportTTL), Timeout: human(p.Timeout),
 		MaxRedirects: p.MaxRedirects, Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
 		ReportsDurable: p.ReportsDurable,
-		ContactText:   strings.TrimPrefix(p.Contact, "mailto:"),
-		RobotsExample: "User-agent: " + id.Token + "\nDisallow: /\n",
+		ContactText:    strings.TrimPrefix(p.Contact, "mailto:"),
+		RobotsExample:  "User-agent: " + id.Token + "\nDisallow: /\n",
 	}
 	switch p.Scope {
 	case ScopeInstances:

@@ -25,7 +25,9 @@ func TestMultiProcessSQLite(t *testing.T) {
 	entered, release := site.Hold(t, "/held.html")
 	env := []string{"LEKTA_DATA_DIR=" + t.TempDir()}
 	const page, other = "http://shop.example/held.html", "http://shop.example/index.html"
-	launch := func(name, u string) *lektaProc { return h.start(t, name, env, slices.Concat(siteArgs(site), []string{u})) }
+	launch := func(name, u string) *lektaProc {
+		return h.start(t, name, env, slices.Concat(siteArgs(site), []string{u}))
+	}
 
 	var procs []*lektaProc
 	for _, name := range []string{"p1", "p2", "p3", "p4", "p5", "p6"} {

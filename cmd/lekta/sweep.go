@@ -16,7 +16,9 @@ const sweepEvery = time.Minute
 // the database does not grow without bound and a report is gone when /bot
 // says it is.
 type sweeper struct {
-	hot     interface{ Sweep(context.Context) (int64, error) } // nil with Redis
+	hot interface {
+		Sweep(context.Context) (int64, error)
+	} // nil with Redis
 	records *records.DB
 	logger  *slog.Logger
 }
