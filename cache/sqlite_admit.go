@@ -5,12 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
 
-// Admit implements Store. A fresh cached result is answered from a plain
-// read; everything else is decided in one write transaction.
+// Admit implements Store. Every decision reads the URL's cached result and
+// the host's live leases and recent starts in one statement, so from one
+// snapshot of the file. A decision that changes nothing (cached, joining the
+// running audit, refused) is answered from a snapshot taken without the
+// write lock, so that the processes sharing the file queue only for
+// admissions; an admission is decided again on a fresh snapshot, and
+// recorded, inside one write transaction.
 func (s *SQLiteStore) Admit(ctx context.Context, url, id string) (Admission, error) {
 	t, err := parseTarget(url)
 	if err == nil {
@@ -19,10 +25,19 @@ func (s *SQLiteStore) Admit(ctx context.Context, url, id string) (Admission, err
 	if err != nil {
 		return Admission{}, fmt.Errorf("admit: %w", err)
 	}
-	if e, ok, err := readResult(ctx, s.reads.result, t, s.clock()); err != nil {
+	// A fresh result is the commonest answer, and the cheapest read.
+	now := s.clock()
+	if e, ok, err := readResult(ctx, s.reads.result, t, now); err != nil {
 		return Admission{}, s.fail("admit", err)
 	} else if ok {
 		return Admission{Decision: Cached, Entry: e}, nil
+	}
+	st, err := s.snapshot(ctx, s.reads.admit, t, now)
+	if err != nil {
+		return Admission{}, err
+	}
+	if a, decided := s.decide(st, t, id, now); decided && a.Decision != Admitted {
+		return a, nil
 	}
 	var a Admission
 	err = s.write(ctx, "admit", func(w *sqliteWriter) error {
@@ -35,32 +50,12 @@ func (s *SQLiteStore) Admit(ctx context.Context, url, id string) (Admission, err
 
 // admitLocked decides while holding the write lock.
 func (s *SQLiteStore) admitLocked(ctx context.Context, w *sqliteWriter, t target, id string, now int64) (Admission, error) {
-	// A result may have landed since the unlocked read.
-	if e, ok, err := readResult(ctx, w.result, t, now); err != nil {
-		return Admission{}, s.fail("admit", err)
-	} else if ok {
-		return Admission{Decision: Cached, Entry: e}, nil
-	}
-	// Leases of crashed holders end at their expiry.
-	if _, err := w.expireLeases.ExecContext(ctx, t.host, now); err != nil {
-		return Admission{}, s.fail("admit", err)
-	}
-	exps, running, err := s.hostLeases(ctx, w, t)
+	st, err := s.snapshot(ctx, w.admit, t, now)
 	if err != nil {
 		return Admission{}, err
 	}
-	switch {
-	case running == id: // a retry of the same admission
-		return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}, nil
-	case running != "":
-		return Admission{Decision: InFlight, RunningID: running}, nil
-	}
-	starts, err := s.hostStarts(ctx, w, t.host, now)
-	if err != nil {
-		return Admission{}, err
-	}
-	if wait, reason := violation(s.limits, exps, starts, now); reason >= 0 {
-		return Admission{Decision: Refused, RetryAfter: ms(wait), Reason: s.limits.reason(reason)}, nil
+	if a, decided := s.decide(st, t, id, now); decided {
+		return a, nil
 	}
 	// An audit is admitted only if its report can be kept.
 	if err := s.archive.Ping(ctx); err != nil {
@@ -69,59 +64,80 @@ func (s *SQLiteStore) admitLocked(ctx context.Context, w *sqliteWriter, t target
 	if _, err := w.insertLease.ExecContext(ctx, t.host, id, t.hash, t.url, now, now+s.limits.LeaseTTL.Milliseconds()); err != nil {
 		return Admission{}, s.fail("admit", err)
 	}
+	// Starts older than the longest window count in none; the sweep
+	// deletes them, as it deletes expired leases.
 	if _, err := w.insertStart.ExecContext(ctx, t.host, now, id); err != nil {
-		return Admission{}, s.fail("admit", err)
-	}
-	if _, err := w.trimStarts.ExecContext(ctx, t.host, now-s.limits.longest().Milliseconds()); err != nil {
 		return Admission{}, s.fail("admit", err)
 	}
 	return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}, nil
 }
 
-// hostLeases returns the expiries of the host's live leases and the id of
-// the one running t's URL, if any.
-func (s *SQLiteStore) hostLeases(ctx context.Context, w *sqliteWriter, t target) (exps []int64, running string, err error) {
-	rows, err := w.leases.QueryContext(ctx, t.host)
-	if err != nil {
-		return nil, "", s.fail("admit", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var lid, hash string
-		var exp int64
-		if err := rows.Scan(&lid, &hash, &exp); err != nil {
-			return nil, "", s.fail("admit", err)
-		}
-		exps = append(exps, exp)
-		if hash == t.hash {
-			running = lid
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", s.fail("admit", err)
-	}
-	return exps, running, nil
+// hostState is what a decision reads: the URL's result, the host's live
+// leases (their expiries, and the id of the one running the URL) and its
+// starts inside the longest window, in ascending order.
+type hostState struct {
+	result  *Entry
+	exps    []int64
+	running string
+	starts  []int64
 }
 
-// hostStarts returns the host's start times inside the longest window, ascending.
-func (s *SQLiteStore) hostStarts(ctx context.Context, w *sqliteWriter, host string, now int64) ([]int64, error) {
-	rows, err := w.starts.QueryContext(ctx, host, now-s.limits.longest().Milliseconds())
+// snapshot runs the admission query (sqlAdmit) on stmt.
+func (s *SQLiteStore) snapshot(ctx context.Context, stmt *sql.Stmt, t target, now int64) (hostState, error) {
+	rows, err := stmt.QueryContext(ctx, t.hash, now, t.host, now, t.host, now-s.limits.longest().Milliseconds())
 	if err != nil {
-		return nil, s.fail("admit", err)
+		return hostState{}, s.fail("admit", err)
 	}
 	defer rows.Close()
-	var out []int64
+	var st hostState
 	for rows.Next() {
-		var at int64
-		if err := rows.Scan(&at); err != nil {
-			return nil, s.fail("admit", err)
+		var (
+			kind   int
+			id, h  string
+			n1, n2 int64
+			blob   []byte
+		)
+		if err := rows.Scan(&kind, &id, &h, &n1, &n2, &blob); err != nil {
+			return hostState{}, s.fail("admit", err)
 		}
-		out = append(out, at)
+		switch kind {
+		case 0:
+			body, err := decodeBlob(blob)
+			if err != nil {
+				return hostState{}, fmt.Errorf("admit: %w", err)
+			}
+			st.result = &Entry{ID: id, Report: body, CompletedAt: time.UnixMilli(n1), Age: ms(now - n1)}
+		case 1:
+			st.exps = append(st.exps, n1)
+			if h == t.hash {
+				st.running = id
+			}
+		case 2:
+			st.starts = append(st.starts, n1)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, s.fail("admit", err)
+		return hostState{}, s.fail("admit", err)
 	}
-	return out, nil
+	slices.Sort(st.starts)
+	return st, nil
+}
+
+// decide answers from a snapshot: Cached, Admitted for a retry of a held
+// lease, InFlight, Refused; not decided when the URL may be admitted.
+func (s *SQLiteStore) decide(st hostState, t target, id string, now int64) (Admission, bool) {
+	switch {
+	case st.result != nil:
+		return Admission{Decision: Cached, Entry: *st.result}, true
+	case st.running == id: // a retry of the same admission
+		return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}, true
+	case st.running != "":
+		return Admission{Decision: InFlight, RunningID: st.running}, true
+	}
+	if wait, reason := violation(s.limits, st.exps, st.starts, now); reason >= 0 {
+		return Admission{Decision: Refused, RetryAfter: ms(wait), Reason: s.limits.reason(reason)}, true
+	}
+	return Admission{}, false
 }
 
 // violation returns the longest wait in ms among the violated constraints
@@ -175,10 +191,8 @@ func (s *SQLiteStore) Complete(ctx context.Context, l Lease, o Outcome) error {
 }
 
 func (s *SQLiteStore) completeLocked(ctx context.Context, w *sqliteWriter, t target, id string, failed bool, blob []byte, now int64) error {
-	if _, err := w.expireLeases.ExecContext(ctx, t.host, now); err != nil {
-		return s.fail("complete "+id, err)
-	}
-	res, err := w.deleteLease.ExecContext(ctx, t.host, id)
+	// Only a live lease is released; an expired one was lost.
+	res, err := w.deleteLease.ExecContext(ctx, t.host, id, now)
 	if err != nil {
 		return s.fail("complete "+id, err)
 	}

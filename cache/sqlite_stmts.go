@@ -18,17 +18,20 @@ import (
 //
 // Times are unix milliseconds by the store's clock.
 const (
-	sqlResult       = "SELECT id, completed_at, expires_at, body FROM hot_results WHERE url_hash = ?"
-	sqlLeaseOf      = "SELECT expires_at FROM hot_leases WHERE host = ? AND id = ?"
-	sqlPing         = "SELECT count(*) FROM hot_fins WHERE host = ''"
-	sqlExpireLeases = "DELETE FROM hot_leases WHERE host = ? AND expires_at <= ?"
-	sqlLeases       = "SELECT id, url_hash, expires_at FROM hot_leases WHERE host = ?"
-	sqlStarts       = "SELECT at FROM hot_starts WHERE host = ? AND at > ? ORDER BY at"
-	sqlInsertLease  = "INSERT INTO hot_leases (host, id, url_hash, url, started_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
-	sqlInsertStart  = "INSERT OR IGNORE INTO hot_starts (host, at, id) VALUES (?, ?, ?)"
-	sqlTrimStarts   = "DELETE FROM hot_starts WHERE host = ? AND at <= ?"
-	sqlDeleteLease  = "DELETE FROM hot_leases WHERE host = ? AND id = ?"
-	sqlPutResult    = `INSERT INTO hot_results (url_hash, host, id, completed_at, expires_at, body) VALUES (?, ?, ?, ?, ?, ?)
+	// sqlAdmit reads everything a decision needs in one statement, so
+	// from one snapshot: kind 0 the URL's result if fresh, 1 each live
+	// lease of the host, 2 each start inside the longest window.
+	// Arguments: url hash, now, host, now, host, the longest window's cut.
+	sqlAdmit = `SELECT 0, id, '', completed_at, 0, body FROM hot_results WHERE url_hash = ? AND expires_at > ?
+		UNION ALL SELECT 1, id, url_hash, expires_at, 0, NULL FROM hot_leases WHERE host = ? AND expires_at > ?
+		UNION ALL SELECT 2, '', '', at, 0, NULL FROM hot_starts WHERE host = ? AND at > ?`
+	sqlResult      = "SELECT id, completed_at, expires_at, body FROM hot_results WHERE url_hash = ?"
+	sqlLeaseOf     = "SELECT expires_at FROM hot_leases WHERE host = ? AND id = ?"
+	sqlPing        = "SELECT count(*) FROM hot_fins WHERE host = ''"
+	sqlInsertLease = "INSERT OR REPLACE INTO hot_leases (host, id, url_hash, url, started_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
+	sqlInsertStart = "INSERT OR IGNORE INTO hot_starts (host, at, id) VALUES (?, ?, ?)"
+	sqlDeleteLease = "DELETE FROM hot_leases WHERE host = ? AND id = ? AND expires_at > ?"
+	sqlPutResult   = `INSERT INTO hot_results (url_hash, host, id, completed_at, expires_at, body) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (url_hash) DO UPDATE SET host = excluded.host, id = excluded.id,
 		completed_at = excluded.completed_at, expires_at = excluded.expires_at, body = excluded.body`
 	sqlPutFin = `INSERT INTO hot_fins (host, id, expires_at) VALUES (?, ?, ?)
@@ -39,7 +42,7 @@ const (
 // readStmts are prepared on the pool: database/sql prepares each on every
 // connection that runs it, once.
 type readStmts struct {
-	result, leaseOf, ping *sql.Stmt
+	result, leaseOf, ping, admit *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
@@ -48,7 +51,7 @@ func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
-	}{{&r.result, sqlResult}, {&r.leaseOf, sqlLeaseOf}, {&r.ping, sqlPing}} {
+	}{{&r.result, sqlResult}, {&r.leaseOf, sqlLeaseOf}, {&r.ping, sqlPing}, {&r.admit, sqlAdmit}} {
 		if *p.dst, err = db.PrepareContext(ctx, p.sql); err != nil {
 			r.close()
 			return readStmts{}, err
@@ -58,7 +61,7 @@ func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
 }
 
 func (r readStmts) close() {
-	for _, st := range []*sql.Stmt{r.result, r.leaseOf, r.ping} {
+	for _, st := range []*sql.Stmt{r.result, r.leaseOf, r.ping, r.admit} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -67,13 +70,12 @@ func (r readStmts) close() {
 
 // sqliteWriter is the store's one writing connection with its statements.
 type sqliteWriter struct {
-	conn                                 *sql.Conn
-	begin, commit, rollback              *sql.Stmt
-	result, expireLeases, leases, starts *sql.Stmt
-	insertLease, insertStart, trimStarts *sql.Stmt
-	deleteLease, putResult, putFin, fin  *sql.Stmt
-	all                                  []*sql.Stmt
-	broken                               bool
+	conn                                *sql.Conn
+	begin, commit, rollback             *sql.Stmt
+	admit, insertLease, insertStart     *sql.Stmt
+	deleteLease, putResult, putFin, fin *sql.Stmt
+	all                                 []*sql.Stmt
+	broken                              bool
 }
 
 // openWriter takes a connection from the pool for good and prepares the
@@ -89,9 +91,8 @@ func (s *SQLiteStore) openWriter(ctx context.Context) (*sqliteWriter, error) {
 		sql string
 	}{
 		{&w.begin, "BEGIN IMMEDIATE"}, {&w.commit, "COMMIT"}, {&w.rollback, "ROLLBACK"},
-		{&w.result, sqlResult}, {&w.expireLeases, sqlExpireLeases}, {&w.leases, sqlLeases},
-		{&w.starts, sqlStarts}, {&w.insertLease, sqlInsertLease}, {&w.insertStart, sqlInsertStart},
-		{&w.trimStarts, sqlTrimStarts}, {&w.deleteLease, sqlDeleteLease}, {&w.putResult, sqlPutResult},
+		{&w.admit, sqlAdmit}, {&w.insertLease, sqlInsertLease}, {&w.insertStart, sqlInsertStart},
+		{&w.deleteLease, sqlDeleteLease}, {&w.putResult, sqlPutResult},
 		{&w.putFin, sqlPutFin}, {&w.fin, sqlFin},
 	} {
 		if *p.dst, err = conn.PrepareContext(ctx, p.sql); err != nil {
