@@ -54,8 +54,9 @@ type SQLiteStore struct {
 	writer chan *sqliteWriter // holds the one writer while it is free
 
 	mu      sync.Mutex
-	changed chan struct{} // closed and replaced when this process completes an audit
-	waiting int           // Wait calls in progress
+	changed chan struct{}            // closed and replaced when this process completes an audit
+	gates   map[string]chan struct{} // host → closed when its admission in progress ends
+	waiting int                      // Wait calls in progress
 	closed  bool
 }
 
@@ -81,7 +82,7 @@ func NewSQLiteStore(ctx context.Context, db *sql.DB, archive Archive, l Limits, 
 
 	l.Windows = append([]Window(nil), l.Windows...)
 	s := &SQLiteStore{db: db, archive: archive, limits: l, now: o.Clock, poll: o.PollInterval, explain: o.Explain,
-		writer: make(chan *sqliteWriter, 1), changed: make(chan struct{})}
+		writer: make(chan *sqliteWriter, 1), changed: make(chan struct{}), gates: make(map[string]chan struct{})}
 	var err error
 	if s.reads, err = prepareReads(ctx, db); err != nil {
 		return nil, s.fail("new sqlite store: prepare (is the schema migrated?)", err)

@@ -25,27 +25,73 @@ func (s *SQLiteStore) Admit(ctx context.Context, url, id string) (Admission, err
 	if err != nil {
 		return Admission{}, fmt.Errorf("admit: %w", err)
 	}
+	for {
+		if a, decided, err := s.admitRead(ctx, t, id); err != nil || decided {
+			return a, err
+		}
+		// The URL may be admitted. Within this process one admission per
+		// host is decided under the lock at a time; the others wait for it
+		// and read again, which usually answers them without the lock.
+		gate, mine := s.gate(t.host)
+		if !mine {
+			select {
+			case <-gate:
+				continue
+			case <-ctx.Done():
+				return Admission{}, s.fail("admit", ctx.Err())
+			}
+		}
+		var a Admission
+		err := s.write(ctx, "admit", func(w *sqliteWriter) error {
+			var err error
+			a, err = s.admitLocked(ctx, w, t, id, s.clock())
+			return err
+		})
+		s.ungate(t.host, gate)
+		return a, err
+	}
+}
+
+// admitRead decides without the write lock when the decision changes
+// nothing; decided is false when the URL may be admitted.
+func (s *SQLiteStore) admitRead(ctx context.Context, t target, id string) (Admission, bool, error) {
 	// A fresh result is the commonest answer, and the cheapest read.
 	now := s.clock()
 	if e, ok, err := readResult(ctx, s.reads.result, t, now); err != nil {
-		return Admission{}, s.fail("admit", err)
+		return Admission{}, false, s.fail("admit", err)
 	} else if ok {
-		return Admission{Decision: Cached, Entry: e}, nil
+		return Admission{Decision: Cached, Entry: e}, true, nil
 	}
 	st, err := s.snapshot(ctx, s.reads.admit, t, now)
 	if err != nil {
-		return Admission{}, err
+		return Admission{}, false, err
 	}
-	if a, decided := s.decide(st, t, id, now); decided && a.Decision != Admitted {
-		return a, nil
+	a, decided := s.decide(st, t, id, now)
+	if a.Decision == Admitted {
+		return Admission{}, false, nil // a retry: confirmed under the lock
 	}
-	var a Admission
-	err = s.write(ctx, "admit", func(w *sqliteWriter) error {
-		var err error
-		a, err = s.admitLocked(ctx, w, t, id, s.clock())
-		return err
-	})
-	return a, err
+	return a, decided, nil
+}
+
+// gate returns the channel closed when the admission of host in progress
+// in this process ends, and whether the caller now owns it.
+func (s *SQLiteStore) gate(host string) (chan struct{}, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g, busy := s.gates[host]; busy {
+		return g, false
+	}
+	g := make(chan struct{})
+	s.gates[host] = g
+	return g, true
+}
+
+// ungate ends the caller's admission of host and wakes those waiting.
+func (s *SQLiteStore) ungate(host string, g chan struct{}) {
+	s.mu.Lock()
+	delete(s.gates, host)
+	s.mu.Unlock()
+	close(g)
 }
 
 // admitLocked decides while holding the write lock.
