@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/internal/disktest"
+	"lekta.dev/lekta/internal/pgtest"
 	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/records"
@@ -249,6 +250,102 @@ func TestAuditDatabaseFlags(t *testing.T) {
 			}
 			if n := len(site.Hits()); n != 0 || out != "" {
 				t.Errorf("%d requests reached the site; stdout %q", n, out)
+			}
+		})
+	}
+}
+
+// TestDataDirDefaults: without --data-dir the database goes to
+// $XDG_STATE_HOME/lekta, else ~/.local/state/lekta, created with mode 0700;
+// LEKTA_DATA_DIR and --data-dir name another; with none of them the error
+// names the flag.
+func TestDataDirDefaults(t *testing.T) {
+	root := t.TempDir()
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string // the database's directory, "" for an error
+	}{
+		{"XDG_STATE_HOME", map[string]string{"XDG_STATE_HOME": root + "/xdg", "HOME": root + "/home1"}, nil, root + "/xdg/lekta"},
+		{"relative XDG_STATE_HOME is ignored", map[string]string{"XDG_STATE_HOME": "rel", "HOME": root + "/home2"}, nil, root + "/home2/.local/state/lekta"},
+		{"HOME", map[string]string{"HOME": root + "/home3"}, nil, root + "/home3/.local/state/lekta"},
+		{"LEKTA_DATA_DIR", map[string]string{"LEKTA_DATA_DIR": root + "/env", "HOME": root + "/home4"}, nil, root + "/env"},
+		{"flag wins", map[string]string{"LEKTA_DATA_DIR": root + "/env2"}, []string{"--data-dir", root + "/flag"}, root + "/flag"},
+		{"nothing to place it", nil, nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := func(k string) string { return tc.env[k] }
+			code, out, errOut := runCLIEnv(getenv, append([]string{"db", "migrate"}, tc.args...)...)
+			if tc.want == "" {
+				if code != exitBadInput || !strings.Contains(errOut, "--data-dir") {
+					t.Fatalf("exit %d, stderr %q; want 2 naming --data-dir", code, errOut)
+				}
+				return
+			}
+			if code != exitOK || !strings.Contains(out, filepath.Join(tc.want, records.FileName)) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want the database in %s", code, out, errOut, tc.want)
+			}
+			st, err := os.Stat(tc.want)
+			if err != nil || st.Mode().Perm() != 0o700 {
+				t.Fatalf("data dir %s: %v, mode %v; want 0700", tc.want, err, st.Mode().Perm())
+			}
+		})
+	}
+}
+
+// TestDBCommands runs lekta db status and db migrate on SQLite and
+// PostgreSQL: a new database is pending (status exit 1, and status creates
+// nothing), migrate applies, status is then up to date; a newer schema is
+// refused by both with exit 3.
+func TestDBCommands(t *testing.T) {
+	for _, kind := range []struct {
+		name string
+		flag func(t *testing.T) []string
+	}{
+		{"sqlite", func(t *testing.T) []string { return []string{"--data-dir", filepath.Join(t.TempDir(), "d")} }},
+		{"postgres", func(t *testing.T) []string { return []string{"--database-url", pgtest.Database(t)} }},
+	} {
+		t.Run(kind.name, func(t *testing.T) {
+			flags := kind.flag(t)
+			db := func(cmd string) (int, string, string) { return runCLI(t, append([]string{"db", cmd}, flags...)...) }
+			code, out, errOut := db("status")
+			if code != exitFailure || !strings.Contains(out, "1 pending (0001_init)") {
+				t.Fatalf("status of a new database: exit %d\n%s%s", code, out, errOut)
+			}
+			if kind.name == "sqlite" {
+				if _, err := os.Stat(flags[1]); !os.IsNotExist(err) {
+					t.Errorf("db status created the data dir (%v)", err)
+				}
+			}
+			if code, out, errOut = db("migrate"); code != exitOK || !strings.Contains(out, "applied 0001_init") {
+				t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
+			}
+			if code, out, errOut = db("status"); code != exitOK || !strings.Contains(out, "version 1, up to date") {
+				t.Fatalf("status after migrate: exit %d\n%s%s", code, out, errOut)
+			}
+			if code, out, _ = db("migrate"); code != exitOK || !strings.Contains(out, "nothing to do") {
+				t.Fatalf("second migrate: exit %d\n%s", code, out)
+			}
+			rc := records.Config{DatabaseURL: ""}
+			if kind.name == "sqlite" {
+				rc.DataDir = flags[1]
+			} else {
+				rc.DatabaseURL = flags[1]
+			}
+			raw, err := records.Connect(context.Background(), rc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			if _, err := raw.SQL().Exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (2, 'x', 0), (3, 'y', 0)"); err != nil {
+				t.Fatal(err)
+			}
+			for _, cmd := range []string{"status", "migrate"} {
+				if code, out, errOut = db(cmd); code != exitNotRun || !strings.Contains(out+errOut, "newer than this binary") {
+					t.Errorf("%s of a newer schema: exit %d\n%s%s", cmd, code, out, errOut)
+				}
 			}
 		})
 	}

@@ -112,3 +112,41 @@ func waitJoinedSQLite(tb testing.TB, procs []*lektaProc, n int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// BenchmarkCLICacheHitProcess runs `lekta audit --json` as a whole process
+// (start, open the SQLite file, answer from the cache, print, exit) and
+// reports the median and 90th percentile wall time per run; run it with
+// -benchtime 20x for the median of 20. The first run fills the cache with a
+// real audit; the benchmark fails if a later run starts Chromium or
+// touches the site.
+func BenchmarkCLICacheHitProcess(b *testing.B) {
+	chromium := serveNeeds(b, "chromium", "chromium-browser", "google-chrome")
+	h := newLektaHarness(b, chromium)
+	site := testsite.Start(b)
+	env := []string{"LEKTA_DATA_DIR=" + b.TempDir()}
+	args := slices.Concat(siteArgs(site), []string{"http://shop.example/index.html"})
+	if res := h.start(b, "fill", env, args).result(b); res.code != exitOK || res.report == nil {
+		b.Fatalf("filling the cache: exit %d\n%s", res.code, res.stderr)
+	}
+	hits, launches := len(site.Hits()), h.launchCount(b)
+	var walls []time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		res := h.start(b, "cached", env, args).result(b)
+		walls = append(walls, time.Since(start))
+		if res.code != exitOK || res.report == nil || !res.report.Cached {
+			b.Fatalf("run %d: exit %d, not a cached report\n%s", i, res.code, res.stderr)
+		}
+	}
+	b.StopTimer()
+	if n := len(site.Hits()) - hits; n != 0 {
+		b.Fatalf("cached runs sent %d requests to the site", n)
+	}
+	if n := h.launchCount(b) - launches; n != 0 {
+		b.Fatalf("cached runs started Chromium %d times", n)
+	}
+	slices.Sort(walls)
+	b.ReportMetric(float64(walls[len(walls)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(walls[len(walls)*9/10].Microseconds())/1000, "p90-ms")
+}

@@ -62,6 +62,7 @@ type served struct {
 	cancel context.CancelFunc
 	done   chan error
 	client *http.Client
+	proc   *os.Process // set when lekta serve runs as a process of its own
 
 	stopOnce sync.Once
 	stopErr  error
@@ -92,6 +93,14 @@ func startServe(tb testing.TB, site *testsite.Site, hosts []string, extra ...str
 			tb.Errorf("lekta serve returned %v\nstderr:\n%s", err, s.stderr)
 		}
 	})
+	s.waitServing(tb)
+	return s
+}
+
+// waitServing waits until lekta serve printed its address and /healthz
+// answers 200.
+func (s *served) waitServing(tb testing.TB) {
+	tb.Helper()
 	const prefix = "lekta: serving on "
 	deadline := time.Now().Add(60 * time.Second)
 	for s.base == "" {
@@ -115,7 +124,7 @@ func startServe(tb testing.TB, site *testsite.Site, hosts []string, extra ...str
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return s
+				return
 			}
 		}
 		if time.Now().After(deadline) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strconv"
 	"sync"
@@ -90,6 +91,9 @@ func TestServeLoad(t *testing.T) {
 	// the cache; the other page is refused by the 1/1m window. It asks one
 	// URL at a time: the burst above already showed that every answer under
 	// load is a correct one (503 included); here each must be the exact one.
+	// A host whose every submission of the burst met a full queue (503) had
+	// no audit and is left out: under -race a SQLite store's Submit holds
+	// a queue slot long enough for that to happen.
 	audited := map[string]bool{}
 	for id := range pending {
 		resp, b := s.do("GET", "/api/v1/audits/"+id, "", nil)
@@ -99,7 +103,17 @@ func TestServeLoad(t *testing.T) {
 		}
 		audited[r.URL] = true
 	}
+	auditedHost := map[string]bool{}
+	for u := range audited {
+		if pu, err := url.Parse(u); err == nil {
+			auditedHost[pu.Hostname()] = true
+		}
+	}
+	t.Logf("%d of %d hosts were audited in the burst", len(auditedHost), len(hosts))
 	for _, h := range hosts {
+		if !auditedHost[h] {
+			continue
+		}
 		for _, page := range []string{"/index.html", "/js-title.html"} {
 			u := "http://" + h + page
 			resp, b := s.postAPI(u)
