@@ -87,12 +87,9 @@ func NewSQLiteStore(ctx context.Context, db *sql.DB, archive Archive, l Limits, 
 	if s.reads, err = prepareReads(ctx, db); err != nil {
 		return nil, s.fail("new sqlite store: prepare (is the schema migrated?)", err)
 	}
-	w, err := s.openWriter(ctx)
-	if err != nil {
-		s.reads.close()
-		return nil, err
-	}
-	s.writer <- w
+	// The writing connection opens at the first write: a process that
+	// only reads (a cached `lekta audit`) never pays for it.
+	s.writer <- &sqliteWriter{broken: true}
 	return s, nil
 }
 

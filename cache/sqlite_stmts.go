@@ -75,7 +75,7 @@ type sqliteWriter struct {
 	admit, insertLease, insertStart     *sql.Stmt
 	deleteLease, putResult, putFin, fin *sql.Stmt
 	all                                 []*sql.Stmt
-	broken                              bool
+	broken                              bool // to be (re)opened before use
 }
 
 // openWriter takes a connection from the pool for good and prepares the
@@ -105,7 +105,7 @@ func (s *SQLiteStore) openWriter(ctx context.Context) (*sqliteWriter, error) {
 }
 
 func (w *sqliteWriter) close() error {
-	if w == nil {
+	if w == nil || w.conn == nil {
 		return nil
 	}
 	for _, st := range w.all {
@@ -138,7 +138,7 @@ func (s *SQLiteStore) write(ctx context.Context, action string, f func(w *sqlite
 	if w == nil {
 		return fmt.Errorf("%s: %w", action, errStoreClosed)
 	}
-	if w.broken {
+	if w.broken { // not opened yet, or failed to roll back
 		fresh, err := s.openWriter(ctx)
 		if err != nil {
 			return err
