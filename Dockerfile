@@ -11,9 +11,14 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends chromium ca-certificates fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --create-home --home-dir /home/lekta lekta
+ && useradd --system --create-home --home-dir /home/lekta lekta \
+ && install -d -o lekta -g lekta -m 0700 /var/lib/lekta
 COPY --from=build /out/lekta /usr/local/bin/lekta
 USER lekta
 EXPOSE 8080
-# Set LEKTA_REDIS_URL to share limits, cache and reports between instances.
+# Limits, cache and reports live in the SQLite file in /var/lib/lekta: mount a
+# volume there to keep them across containers. To share them between
+# instances, set LEKTA_REDIS_URL (hot state) and LEKTA_DATABASE_URL (reports).
+ENV LEKTA_DATA_DIR=/var/lib/lekta
+VOLUME /var/lib/lekta
 ENTRYPOINT ["/usr/local/bin/lekta", "serve", "--addr", "0.0.0.0:8080"]

@@ -8,31 +8,37 @@ APT   := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 # Arguments for `make run`, e.g. make run ARGS='--addr 127.0.0.1:9090'.
 ARGS  ?=
 
-.PHONY: build run test bench chromium redis vet
+.PHONY: build run test bench chromium redis postgres vet
 
 build:
 	$(GO) build -o $(BIN) ./cmd/lekta
 
-## run: build, install Chromium if missing, start the server on the embedded store.
+## run: build, install Chromium if missing, start the server; state in the SQLite file in the data dir.
 run: build chromium
 	./$(BIN) serve $(ARGS)
 
-## test: install Chromium and redis-server if missing, start Redis if none answers, run every test.
-test: chromium redis vet
+## test: install Chromium, redis-server and PostgreSQL if missing, start Redis if none answers, run every test.
+## Tests start their own throw-away PostgreSQL clusters (initdb, pg_ctl); they never use the system's.
+test: chromium redis postgres vet
 	$(GO) test -race -timeout 25m ./...
 
 vet:
 	$(GO) vet ./...
 
 ## bench: Go benchmarks, then warm audits of every test page against a cold chromium --dump-dom.
-bench: chromium redis
+bench: chromium redis postgres
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 	$(GO) test -run '^$$' -bench ServeTimeToReport -benchtime 20x ./cmd/lekta
+	$(GO) test -run '^$$' -bench CLICacheHitProcess -benchtime 20x ./cmd/lekta
 	$(GO) run ./cmd/lekta-bench
 
 chromium:
 	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then :; \
 	else echo "installing chromium (Debian package)"; $(APT) update -qq && $(APT) install -y -qq chromium >/dev/null; fi
+
+postgres:
+	@command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		{ echo "installing postgresql (Debian package)"; $(APT) update -qq && $(APT) install -y -qq postgresql >/dev/null; }
 
 redis:
 	@command -v redis-server >/dev/null || { echo "installing redis-server (Debian package)"; $(APT) update -qq && $(APT) install -y -qq redis-server >/dev/null; }

@@ -42,8 +42,9 @@ type Renderer interface {
 type Config struct {
 	Guard    *policy.Guard
 	Renderer Renderer
-	// Store holds limits, cache and reports; nil means a fresh in-memory
-	// store with the default limits.
+	// Store holds limits, cache and reports (cache.SQLiteStore or
+	// cache.RedisStore); nil means a fresh in-memory store with the default
+	// limits, for tests.
 	Store cache.Store
 	// Identity of the bot.
 	Token   string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/pgtest"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/render"
@@ -19,7 +20,9 @@ import (
 var browser *render.Browser
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
+	code := runMain(m)
+	pgtest.StopShared()
+	os.Exit(code)
 }
 
 func runMain(m *testing.M) int {

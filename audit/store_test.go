@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/pgtest"
 	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/internal/testsite"
+	"lekta.dev/lekta/records"
 )
 
 // These tests drive the store through the Auditor, against the memory store
@@ -60,10 +62,22 @@ var storeKinds = []storeKind{
 		tb.Cleanup(func() { _ = s.Close() })
 		return s
 	}},
-	{"redis", func(tb testing.TB, clock func() time.Time) cache.Store {
+	{"sqlite", func(tb testing.TB, clock func() time.Time) cache.Store {
+		tb.Helper()
+		db := openRecords(tb, records.Config{DataDir: tb.TempDir()})
+		s, err := cache.NewSQLiteStore(context.Background(), db.SQL(), db, productionLimits(),
+			cache.SQLiteOptions{Clock: clock, PollInterval: 20 * time.Millisecond})
+		if err != nil {
+			tb.Fatalf("open the SQLite store: %v", err)
+		}
+		tb.Cleanup(func() { _ = s.Close() })
+		return s
+	}},
+	{"redis+postgres", func(tb testing.TB, clock func() time.Time) cache.Store {
 		tb.Helper()
 		url, raw := redistest.Shared(tb)
-		s, err := cache.NewRedisStore(context.Background(), url, productionLimits(), cache.RedisOptions{
+		archive := openRecords(tb, records.Config{DatabaseURL: pgtest.Database(tb)})
+		s, err := cache.NewRedisStore(context.Background(), url, archive, productionLimits(), cache.RedisOptions{
 			Prefix: redistest.Prefix(tb, raw), Clock: clock,
 			// Generous: this machine is shared; fail-closed timing is tested below.
 			CallTimeout: 2 * time.Second, PollInterval: 50 * time.Millisecond,
@@ -74,6 +88,17 @@ var storeKinds = []storeKind{
 		tb.Cleanup(func() { _ = s.Close() })
 		return s
 	}},
+}
+
+// openRecords opens and migrates a records database for one test.
+func openRecords(tb testing.TB, c records.Config) *records.DB {
+	tb.Helper()
+	db, err := records.Open(context.Background(), c)
+	if err != nil {
+		tb.Fatalf("open records: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 // productionLimits are the promised limits (1 at a time, 1/1m, 5/1h, 15 min
@@ -263,7 +288,8 @@ func wantOneAudit(tb testing.TB, site *testsite.Site, host, path string) {
 // process needs.
 func TestStoreRedisFailure(t *testing.T) {
 	srv := redistest.StartPrivate(t)
-	store, err := cache.NewRedisStore(context.Background(), srv.URL(), productionLimits(), cache.RedisOptions{})
+	archive := openRecords(t, records.Config{DataDir: t.TempDir()})
+	store, err := cache.NewRedisStore(context.Background(), srv.URL(), archive, productionLimits(), cache.RedisOptions{})
 	if err != nil {
 		t.Fatalf("open the Redis store: %v", err)
 	}
@@ -354,5 +380,65 @@ func eventuallySubmit(tb testing.TB, a *Auditor, rawURL string) *Ticket {
 			tb.Fatalf("Submit %s never answered: %v", rawURL, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestStorePostgresFailure runs one Auditor over Redis with its reports in
+// a private PostgreSQL cluster: stopped, Submit fails closed and nothing
+// reaches the site; stopped during an audit, Finish returns the report with
+// ErrNotStored; started again, the same Auditor audits and reads reports.
+func TestStorePostgresFailure(t *testing.T) {
+	url, raw := redistest.Shared(t)
+	pg := pgtest.StartPrivate(t)
+	archive := openRecords(t, records.Config{DatabaseURL: pg.Database(t), CallTimeout: 2 * time.Second})
+	store, err := cache.NewRedisStore(context.Background(), url, archive, productionLimits(),
+		cache.RedisOptions{Prefix: redistest.Prefix(t, raw), CallTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	e := mustEnv(t, func(c *Config) { c.Store = store })
+	ctx := context.Background()
+	before := e.audit(t, "http://shop.example/index.html", TriggerAPI)
+
+	pg.Stop(t)
+	seen := len(e.site.Hits())
+	if tk, err := e.auditor.Submit(ctx, Request{URL: "http://other.example/index.html", Trigger: TriggerAPI}); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Submit with PostgreSQL stopped = %+v, %v; want ErrUnavailable", tk, err)
+	} else if strings.Contains(err.Error(), pg.Password()) {
+		t.Fatalf("the error shows the password: %v", err)
+	}
+	if n := len(e.site.Hits()) - seen; n != 0 {
+		t.Errorf("%d requests reached the site while PostgreSQL was stopped", n)
+	}
+
+	pg.Start(t)
+	entered, release := e.site.Hold(t, "/gate.html")
+	tk := eventuallySubmit(t, e.auditor, "http://other.example/gate.html")
+	done := make(chan error, 1)
+	var r *Report
+	go func() {
+		var err error
+		r, err = e.auditor.Finish(ctx, tk)
+		done <- err
+	}()
+	within(t, 30*time.Second, "the audit reaching the page", entered)
+	pg.Stop(t)
+	release()
+	if err := within(t, 60*time.Second, "the audit", done); !errors.Is(err, ErrNotStored) || r == nil || r.Status != StatusComplete {
+		t.Fatalf("Finish with PostgreSQL gone = %+v, %v; want the complete report and ErrNotStored", r, err)
+	}
+
+	pg.Start(t)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, err := e.auditor.Report(ctx, before.ID)
+		if err == nil && got.ID == before.ID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the report stored before the outage: %v, %v", got, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // Errors of Submit and Finish that are not reports.
 var (
-	// ErrUnavailable: the shared store did not answer; no audit started
+	// ErrUnavailable: the store (hot state or records database) did not
+	// answer, or cannot record a report now; no audit started
 	// (CLI exit 3, API 503 with Retry-After). It wraps cache.ErrUnavailable.
 	ErrUnavailable = fmt.Errorf("audit refused: %w", cache.ErrUnavailable)
 	// ErrNotStored: the audit ran and Finish returns its report, but the

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"lekta.dev/lekta/records"
 )
 
 // benchStore is a store under benchmark; cmds counts Redis commands (nil
@@ -16,19 +18,31 @@ type benchStore struct {
 	cmds *countCommands
 }
 
-// benchStores returns a memory store on the real clock and a Redis store on
-// Redis TIME, as production runs them.
+// benchStores returns a memory store on the real clock, a SQLite store on
+// a real file and a Redis store on Redis TIME, as production runs them.
 func benchStores(b *testing.B, l Limits) []benchStore {
 	b.Helper()
 	m, err := NewMemoryStore(l, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	out := []benchStore{{name: "memory", s: m}}
+	out := []benchStore{{name: "memory", s: m}, {name: "sqlite", s: benchSQLite(b, b.TempDir(), l)}}
 	s, _ := sharedStore(b, l)
 	c := &countCommands{}
 	s.client.AddHook(c)
 	return append(out, benchStore{name: "redis", s: s, cmds: c})
+}
+
+// benchSQLite opens a SQLite store on the file in dir with the real clock.
+func benchSQLite(tb testing.TB, dir string, l Limits) *SQLiteStore {
+	tb.Helper()
+	db := openRecords(tb, records.Config{DataDir: dir})
+	s, err := NewSQLiteStore(bg, db.SQL(), db, l, SQLiteOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = s.Close() })
+	return s
 }
 
 // measure runs op b.N times, timing each call, and reports the median and

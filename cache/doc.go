@@ -1,8 +1,21 @@
-// Package cache holds the state audits share: the per-host limiter, the
-// result cache, in-flight markers for joining an audit of the same URL, and
-// stored reports. MemoryStore is the embedded default for one process;
-// RedisStore shares the state between processes. Both pass one contract
-// suite and implement the same semantics to the millisecond.
+// Package cache holds the hot state audits share: the per-host limiter, the
+// result cache and in-flight markers for joining an audit of the same URL.
+// Reports by id are the records role: every store but the memory one keeps
+// them in an Archive (package records' SQL database), which cache declares
+// so that it imports no project package.
+//
+// Three stores pass one contract suite and implement the same semantics to
+// the millisecond:
+//
+//   - SQLiteStore, the default on one machine: hot state in the hot_*
+//     tables of the records SQLite file, shared by every `lekta audit`
+//     process and `lekta serve` using that file; joiners in other processes
+//     poll.
+//   - RedisStore, with --redis-url: hot state shared by every instance
+//     using one Redis; reports in the archive (PostgreSQL at scale, or this
+//     machine's SQLite), with a copy in Redis while the result is cached.
+//   - MemoryStore, for tests: everything in one process's memory, reports
+//     included, lost when it ends.
 //
 // An audit goes through a Store in this order:
 //
@@ -16,11 +29,15 @@
 //	}
 //
 // Reports are opaque bytes to the store. All times (windows, leases, cache
-// age) come from the store's clock: the injected clock of a MemoryStore, the
-// Redis server's TIME for a RedisStore.
+// age) come from the store's clock: the injected clock of a MemoryStore or
+// SQLiteStore (time.Now in production, one clock for every process on the
+// machine), the Redis server's TIME for a RedisStore (the archive's rows use
+// this machine's clock).
 //
-// Failure handling: every RedisStore error caused by Redis wraps
-// ErrUnavailable, and the caller must not audit. An Admit that timed out may
+// Failure handling: every error caused by Redis, the SQLite file or the
+// archive wraps ErrUnavailable, and the caller must not audit. Admit asks the
+// archive first whether it can keep a report (Archive.Ping), so an audit that
+// could not be recorded is never started. An Admit that timed out may
 // still have been recorded by a slow Redis; it then holds the host until
 // LeaseTTL (fail closed), and retrying Admit with the same id returns that
 // same lease. Call Complete with a context of its own, not the audit's
@@ -34,9 +51,11 @@
 //	P{host}:run:<h>       str   report id running URL h             LeaseTTL
 //	P{host}:res:<h>       hash  id, at, exp, body: cached result    CacheTTL
 //	P{host}:fin:<id>      str   Complete of id succeeded            LeaseTTL
-//	Preport:<id>          hash  at, exp, failed, body               ReportTTL
+//	Preport:<id>          hash  at, exp, failed, body (a copy)      CacheTTL
 //	P{host}:done:<id>     pub/sub channel Complete publishes on
 //
 // where host is the URL's lower-case hostname without port and h the first
-// 128 bits of SHA-256 of the URL, in hex.
+// 128 bits of SHA-256 of the URL, in hex. SQLiteStore keeps the same state in
+// rows (see sqlite_stmts.go), each with its expiry; Sweep deletes expired
+// rows, and the caller runs it periodically.
 package cache

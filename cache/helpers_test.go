@@ -10,7 +10,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"lekta.dev/lekta/internal/pgtest"
 	"lekta.dev/lekta/internal/redistest"
+	"lekta.dev/lekta/records"
 )
 
 // t0 is where every test clock starts: a realistic unix-ms value.
@@ -50,7 +52,7 @@ func (c *testClock) Advance(d time.Duration) {
 func sharedStore(tb testing.TB, l Limits) (s *RedisStore, raw *redis.Client) {
 	tb.Helper()
 	url, raw := redistest.Shared(tb)
-	s, err := NewRedisStore(bg, url, l, RedisOptions{Prefix: redistest.Prefix(tb, raw), CallTimeout: 2 * time.Second})
+	s, err := NewRedisStore(bg, url, sqliteArchive(tb), l, RedisOptions{Prefix: redistest.Prefix(tb, raw), CallTimeout: 2 * time.Second})
 	if err != nil {
 		tb.Fatalf("NewRedisStore: %v", err)
 	}
@@ -95,3 +97,27 @@ func within[T any](tb testing.TB, limit time.Duration, what string, f func() T) 
 
 // isUnavailable reports whether err says the store could not answer.
 func isUnavailable(err error) bool { return errors.Is(err, ErrUnavailable) }
+
+// sqliteArchive opens a records database, a real SQLite file in a
+// temporary directory, migrated as at start-up.
+func sqliteArchive(tb testing.TB) *records.DB {
+	tb.Helper()
+	return openRecords(tb, records.Config{DataDir: tb.TempDir()})
+}
+
+// postgresArchive opens a records database of the test's own on the
+// package's throw-away PostgreSQL cluster.
+func postgresArchive(tb testing.TB) *records.DB {
+	tb.Helper()
+	return openRecords(tb, records.Config{DatabaseURL: pgtest.Database(tb)})
+}
+
+func openRecords(tb testing.TB, c records.Config) *records.DB {
+	tb.Helper()
+	db, err := records.Open(bg, c)
+	if err != nil {
+		tb.Fatalf("open records: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"lekta.dev/lekta/internal/pgtest"
 )
 
 // quietRedisLog drops go-redis's own log lines, which the Redis-down tests
@@ -15,6 +17,9 @@ type quietRedisLog struct{}
 func (quietRedisLog) Printf(context.Context, string, ...any) {}
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(benchChildEnv); spec != "" {
+		os.Exit(benchChild(spec))
+	}
 	redis.SetLogger(quietRedisLog{})
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }

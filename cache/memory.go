@@ -18,9 +18,10 @@ const defaultPoll = time.Second
 
 var _ Store = (*MemoryStore)(nil)
 
-// MemoryStore is the embedded Store for a single process: same semantics as
-// RedisStore, state in memory, time from the injected clock. Limits and
-// cache are per process and lost on restart.
+// MemoryStore is a Store for tests and tools within one process: same
+// semantics as the others, state (reports included) in memory, time from the
+// injected clock. Limits, cache and reports are per process and lost when it
+// ends, so no service or CLI run uses it.
 type MemoryStore struct {
 	limits Limits
 	now    func() time.Time

@@ -15,9 +15,10 @@ func newMemoryHarness(t *testing.T, l Limits, poll time.Duration) harness {
 	m.poll = poll
 	t.Cleanup(func() { _ = m.Close() })
 	return harness{
-		Store: m,
-		clock: clock,
-		ttls:  func(testing.TB) map[string]time.Duration { return m.ttls() },
+		Store:     m,
+		clock:     clock,
+		reportTTL: l.ReportTTL,
+		ttls:      func(testing.TB) map[string]time.Duration { return m.ttls() },
 		waiters: func(testing.TB, string, string) int {
 			m.mu.Lock()
 			defer m.mu.Unlock()

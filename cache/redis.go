@@ -45,12 +45,18 @@ type RedisOptions struct {
 }
 
 // RedisStore is the Store shared by every process using one Redis or Redis
-// Cluster. Each decision is one Lua script run in one round trip; when Redis
-// cannot answer within the bounded time, every call returns an error wrapping
-// ErrUnavailable and nothing falls back to local state. Once Redis answers
-// again the store works again, without a restart.
+// Cluster: hot state in Redis, reports by id in its Archive (the SQL
+// database). Each decision is one Lua script run in one round trip; when
+// Redis or the archive cannot answer within the bounded time, every call
+// returns an error wrapping ErrUnavailable and nothing falls back to local
+// state. Once they answer again the store works again, without a restart.
+//
+// Redis keeps a report's bytes only while the result cache does (CacheTTL),
+// so that joiners and cached answers on any instance get it at once, even
+// when each instance has an archive of its own.
 type RedisStore struct {
 	client    redis.UniversalClient
+	archive   Archive
 	limits    Limits
 	keys      keyspace
 	clock     func() time.Time
@@ -61,12 +67,16 @@ type RedisStore struct {
 }
 
 // NewRedisStore connects to redisURL (redis:// or rediss://), checks that it
-// answers, and returns a store enforcing l. A Redis that does not answer
-// gives an error wrapping ErrUnavailable; a malformed URL or invalid limits
-// give a plain error. Error messages never contain the URL.
-func NewRedisStore(ctx context.Context, redisURL string, l Limits, o RedisOptions) (*RedisStore, error) {
+// answers, and returns a store enforcing l that keeps reports in archive. A
+// Redis that does not answer gives an error wrapping ErrUnavailable; a
+// malformed URL or invalid limits give a plain error. Error messages never
+// contain the URL. Close does not close the archive.
+func NewRedisStore(ctx context.Context, redisURL string, archive Archive, l Limits, o RedisOptions) (*RedisStore, error) {
 	if err := l.Validate(); err != nil {
 		return nil, fmt.Errorf("new redis store: %w", err)
+	}
+	if archive == nil {
+		return nil, errors.New("new redis store: an archive for reports is required")
 	}
 	if o.Prefix == "" {
 		o.Prefix = DefaultPrefix
@@ -90,6 +100,7 @@ func NewRedisStore(ctx context.Context, redisURL string, l Limits, o RedisOption
 	}
 	s := &RedisStore{
 		client:    client,
+		archive:   archive,
 		limits:    l,
 		keys:      keyspace{prefix: o.Prefix},
 		clock:     o.Clock,
@@ -109,7 +120,7 @@ func NewRedisStore(ctx context.Context, redisURL string, l Limits, o RedisOption
 // decision afterwards is one EVALSHA. After a Redis restart empties the
 // script cache, the first call of each script falls back to EVAL once.
 func (s *RedisStore) loadScripts(ctx context.Context) error {
-	if err := s.Ping(ctx); err != nil {
+	if err := s.pingRedis(ctx); err != nil {
 		return err
 	}
 	for _, sc := range []*redis.Script{scriptAdmit, scriptComplete, scriptLookup, scriptPutReport, scriptGetReport, scriptRunning} {
@@ -185,6 +196,15 @@ func (s *RedisStore) nowArg() int64 {
 	return s.clock().UnixMilli()
 }
 
+// localNow is the time of the archive's rows: the test clock, else this
+// machine's, which may differ from Redis TIME by the clocks' skew.
+func (s *RedisStore) localNow() int64 {
+	if s.clock == nil {
+		return time.Now().UnixMilli()
+	}
+	return s.clock().UnixMilli()
+}
+
 // unavailable wraps a failed Redis call so callers can fail closed.
 func unavailable(action string, err error) error {
 	return fmt.Errorf("%s: %w: %w", action, ErrUnavailable, err)
@@ -212,7 +232,8 @@ func (s *RedisStore) Lookup(ctx context.Context, url string) (Entry, bool, error
 	return e, true, nil
 }
 
-// Admit implements Store.
+// Admit implements Store. It first checks that the archive can keep the
+// report, so that no audit runs that could not be recorded.
 func (s *RedisStore) Admit(ctx context.Context, url, id string) (Admission, error) {
 	t, err := parseTarget(url)
 	if err == nil {
@@ -220,6 +241,9 @@ func (s *RedisStore) Admit(ctx context.Context, url, id string) (Admission, erro
 	}
 	if err != nil {
 		return Admission{}, fmt.Errorf("admit: %w", err)
+	}
+	if err := s.archive.Ping(ctx); err != nil {
+		return Admission{}, archiveError("admit", err)
 	}
 	keys := []string{s.keys.lease(t.host), s.keys.starts(t.host), s.keys.run(t), s.keys.result(t)}
 	args := append([]any{s.nowArg(), id}, s.admitArgs...)
@@ -284,8 +308,9 @@ func resultEntry(res []any) (Entry, error) {
 	return Entry{ID: id, Report: report, CompletedAt: time.UnixMilli(at), Age: ms(now - at)}, nil
 }
 
-// Complete implements Store. The report is written by id first, then one
-// script caches the result, releases the lease and publishes to joiners.
+// Complete implements Store. The report is stored in the archive first and
+// copied to Redis for joiners; then one script caches the result, releases
+// the lease and publishes to joiners.
 func (s *RedisStore) Complete(ctx context.Context, l Lease, o Outcome) error {
 	t, err := parseTarget(l.URL)
 	if err == nil {
@@ -301,6 +326,9 @@ func (s *RedisStore) Complete(ctx context.Context, l Lease, o Outcome) error {
 	failed := "0"
 	if o.Failed {
 		failed = "1"
+	}
+	if err := archiveReport(ctx, s.archive, s.limits, l.ID, blob, o.Failed, s.localNow()); err != nil {
+		return err
 	}
 	if err := s.putReport(ctx, l.ID, failed, blob); err != nil {
 		return err
@@ -327,19 +355,23 @@ func (s *RedisStore) putReport(ctx context.Context, id, failed string, blob []by
 	ctx, cancel := s.call(ctx)
 	defer cancel()
 	err := scriptPutReport.Run(ctx, s.client, []string{s.keys.report(id)}, s.nowArg(),
-		s.limits.ReportTTL.Milliseconds(), failed, blob).Err()
+		s.limits.CacheTTL.Milliseconds(), failed, blob).Err()
 	if err != nil {
 		return unavailable("store report "+id, err)
 	}
 	return nil
 }
 
-// Report implements Store.
+// Report implements Store: from the archive, else from the short copy in
+// Redis (a report another instance made while its archive is its own).
 func (s *RedisStore) Report(ctx context.Context, id string) (Entry, error) {
 	if err := checkID(id); err != nil {
 		return Entry{}, fmt.Errorf("report: %w: %w", ErrNotFound, err)
 	}
-	e, found, err := s.report(ctx, id)
+	e, found, err := archived(ctx, s.archive, id, s.localNow())
+	if err == nil && !found {
+		e, found, err = s.report(ctx, id)
+	}
 	switch {
 	case err != nil:
 		return Entry{}, err
@@ -376,8 +408,18 @@ func (s *RedisStore) report(ctx context.Context, id string) (Entry, bool, error)
 	return Entry{ID: id, Report: report, CompletedAt: time.UnixMilli(at), Age: ms(now - at), Failed: failed == "1"}, true, nil
 }
 
-// Ping implements Store.
+// Ping implements Store: Redis and the archive answer.
 func (s *RedisStore) Ping(ctx context.Context) error {
+	if err := s.pingRedis(ctx); err != nil {
+		return err
+	}
+	if err := s.archive.Ping(ctx); err != nil {
+		return archiveError("ping records", err)
+	}
+	return nil
+}
+
+func (s *RedisStore) pingRedis(ctx context.Context) error {
 	ctx, cancel := s.call(ctx)
 	defer cancel()
 	if err := s.client.Ping(ctx).Err(); err != nil {

@@ -13,11 +13,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"lekta.dev/lekta/internal/redistest"
+	"lekta.dev/lekta/records"
 )
 
 // newRedisHarnessAt returns a factory of stores on the Redis at url, each
-// with its own key prefix and test clock.
-func newRedisHarnessAt(url string, raw *redis.Client, cluster bool) factory {
+// with its own key prefix, test clock and archive from newArchive.
+func newRedisHarnessAt(url string, raw *redis.Client, cluster bool, newArchive func(testing.TB) *records.DB) factory {
 	return func(t *testing.T, l Limits, poll time.Duration) harness {
 		t.Helper()
 		clock := newTestClock()
@@ -25,16 +26,17 @@ func newRedisHarnessAt(url string, raw *redis.Client, cluster bool) factory {
 		// The suite checks semantics; a generous CallTimeout keeps a loaded
 		// machine from turning into ErrUnavailable. The Redis-down and pause
 		// tests use the production default.
-		s, err := NewRedisStore(bg, url, l, RedisOptions{Prefix: prefix, Cluster: cluster, Clock: clock.Now,
+		s, err := NewRedisStore(bg, url, newArchive(t), l, RedisOptions{Prefix: prefix, Cluster: cluster, Clock: clock.Now,
 			PollInterval: poll, CallTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatalf("NewRedisStore: %v", err)
 		}
 		t.Cleanup(func() { _ = s.Close() })
 		return harness{
-			Store: s,
-			clock: clock,
-			ttls:  func(tb testing.TB) map[string]time.Duration { return redisTTLs(tb, raw, prefix) },
+			Store:     s,
+			clock:     clock,
+			reportTTL: l.CacheTTL,
+			ttls:      func(tb testing.TB) map[string]time.Duration { return redisTTLs(tb, raw, prefix) },
 			waiters: func(tb testing.TB, host, id string) int {
 				n, err := raw.PubSubNumSub(bg, s.keys.done(host, id)).Result()
 				if err != nil {
@@ -46,10 +48,20 @@ func newRedisHarnessAt(url string, raw *redis.Client, cluster bool) factory {
 	}
 }
 
-func TestRedisStoreContract(t *testing.T) {
+// TestSQLiteRedisContract runs the suite on hot state in Redis with the
+// reports in a SQLite file: --redis-url alone.
+func TestSQLiteRedisContract(t *testing.T) {
 	t.Parallel()
 	url, raw := redistest.Shared(t)
-	runStoreContract(t, newRedisHarnessAt(url, raw, false))
+	runStoreContract(t, newRedisHarnessAt(url, raw, false, sqliteArchive))
+}
+
+// TestPostgresRedisContract runs the suite on hot state in Redis with the
+// reports in PostgreSQL: the scale-out deployment.
+func TestPostgresRedisContract(t *testing.T) {
+	t.Parallel()
+	url, raw := redistest.Shared(t)
+	runStoreContract(t, newRedisHarnessAt(url, raw, false, postgresArchive))
 }
 
 // TestRedisClusterContract runs the whole suite through a cluster client
@@ -58,7 +70,7 @@ func TestRedisStoreContract(t *testing.T) {
 func TestRedisClusterContract(t *testing.T) {
 	t.Parallel()
 	p := startCluster(t)
-	runStoreContract(t, newRedisHarnessAt(p.URL(), p.Client(t), true))
+	runStoreContract(t, newRedisHarnessAt(p.URL(), p.Client(t), true, sqliteArchive))
 }
 
 // startCluster starts a private one-node Redis Cluster owning every slot.
@@ -140,7 +152,8 @@ func (c *countCommands) ProcessPipelineHook(next redis.ProcessPipelineHook) redi
 }
 
 // TestRedisOneRoundTrip checks that each decision and each cache read is a
-// single command once the scripts are loaded.
+// single command once the scripts are loaded, and that a report by id is
+// read from the archive without any.
 func TestRedisOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	s, _ := sharedStore(t, Defaults())
@@ -160,19 +173,24 @@ func TestRedisOneRoundTrip(t *testing.T) {
 		{"report", func() error { _, err := s.Report(bg, "warm"); return err }},
 	}
 	for _, tc := range cases {
+		want := int64(1)
+		if tc.name == "report" {
+			want = 0
+		}
 		before := c.n.Load()
 		if err := tc.call(); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if n := c.n.Load() - before; n != 1 {
-			t.Errorf("%s sent %d commands, want 1", tc.name, n)
+		if n := c.n.Load() - before; n != want {
+			t.Errorf("%s sent %d commands, want %d", tc.name, n, want)
 		}
 	}
 }
 
 // TestRedisDown stops a private Redis mid-run: every call fails closed with
-// ErrUnavailable within the promised 5 seconds, and the same store works
-// again once Redis is back on its address, without a restart.
+// ErrUnavailable within the promised 5 seconds (but a report by id is still
+// read from the archive), and the same store works again once Redis is back
+// on its address, without a restart.
 func TestRedisDown(t *testing.T) {
 	t.Parallel()
 	p, s, setup := privateStores(t)
@@ -188,7 +206,6 @@ func TestRedisDown(t *testing.T) {
 		{"lookup", func() error { _, _, err := s.Lookup(bg, urlA); return err }},
 		{"wait", func() error { _, err := s.Wait(bg, urlOther, "held"); return err }},
 		{"complete", func() error { return s.Complete(bg, held, Outcome{Report: []byte("r")}) }},
-		{"report", func() error { _, err := s.Report(bg, "before"); return err }},
 		{"ping", func() error { return s.Ping(bg) }},
 	}
 	for round := range 2 { // the second round meets go-redis's dial back-off state
@@ -199,8 +216,11 @@ func TestRedisDown(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewRedisStore(bg, p.URL(), Defaults(), RedisOptions{}); !isUnavailable(err) {
+	if _, err := NewRedisStore(bg, p.URL(), sqliteArchive(t), Defaults(), RedisOptions{}); !isUnavailable(err) {
 		t.Fatalf("NewRedisStore with Redis down: %v, want ErrUnavailable", err)
+	}
+	if e, err := s.Report(bg, "before"); err != nil || string(e.Report) != "report-before" {
+		t.Fatalf("Report with Redis down = %+v, %v; want it from the archive", e, err)
 	}
 
 	p.Start(t) // back, empty (no persistence), on the same port
@@ -210,20 +230,21 @@ func TestRedisDown(t *testing.T) {
 }
 
 // privateStores starts a private Redis and opens two stores on it sharing
-// one test clock: s has the production call timeout and is the store under
-// test; setup has a generous one, so preparing state is not the thing under
-// test on a loaded machine.
+// one test clock and one archive: s has the production call timeout and is
+// the store under test; setup has a generous one, so preparing state is not
+// the thing under test on a loaded machine.
 func privateStores(t *testing.T) (p *redistest.Private, s, setup *RedisStore) {
 	t.Helper()
 	p = redistest.StartPrivate(t)
 	clock := newTestClock()
-	return p, newPrivateStore(t, p, clock, DefaultCallTimeout), newPrivateStore(t, p, clock, 2*time.Second)
+	archive := sqliteArchive(t)
+	return p, newPrivateStore(t, p, archive, clock, DefaultCallTimeout), newPrivateStore(t, p, archive, clock, 2*time.Second)
 }
 
 // newPrivateStore is a store on a private server with the default prefix.
-func newPrivateStore(t *testing.T, p *redistest.Private, clock *testClock, timeout time.Duration) *RedisStore {
+func newPrivateStore(t *testing.T, p *redistest.Private, archive Archive, clock *testClock, timeout time.Duration) *RedisStore {
 	t.Helper()
-	s, err := NewRedisStore(bg, p.URL(), Defaults(), RedisOptions{Clock: clock.Now, PollInterval: fastPoll, CallTimeout: timeout})
+	s, err := NewRedisStore(bg, p.URL(), archive, Defaults(), RedisOptions{Clock: clock.Now, PollInterval: fastPoll, CallTimeout: timeout})
 	if err != nil {
 		t.Fatalf("NewRedisStore: %v", err)
 	}
@@ -314,7 +335,7 @@ func TestNewRedisStoreErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			err := within(t, 5*time.Second, "NewRedisStore", func() error {
-				s, err := NewRedisStore(bg, tc.url, tc.limits, tc.opts)
+				s, err := NewRedisStore(bg, tc.url, sqliteArchive(t), tc.limits, tc.opts)
 				if s != nil {
 					_ = s.Close()
 				}

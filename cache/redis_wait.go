@@ -49,7 +49,8 @@ func (s *RedisStore) Wait(ctx context.Context, url, id string) (Entry, error) {
 // joinState checks a joined audit once: its report if stored, nothing if it
 // still holds its lease, ErrAbandoned if it neither finished nor runs. The
 // report is read again after the lease check because Complete writes the
-// report before it releases the lease.
+// report before it releases the lease; then from the archive too, for a
+// join that comes after Redis's copy expired.
 func (s *RedisStore) joinState(ctx context.Context, t target, id string) (Entry, bool, error) {
 	if e, found, err := s.report(ctx, id); err != nil || found {
 		return e, true, err
@@ -59,6 +60,9 @@ func (s *RedisStore) joinState(ctx context.Context, t target, id string) (Entry,
 		return Entry{}, err != nil, err
 	}
 	e, found, err := s.report(ctx, id)
+	if err == nil && !found {
+		e, found, err = archived(ctx, s.archive, id, s.localNow())
+	}
 	switch {
 	case err != nil:
 		return Entry{}, true, err

@@ -19,9 +19,12 @@ type Policy struct {
 	RenderUA func() string
 	// Limits are the per-host limits and retention times of the store.
 	Limits cache.Limits
-	// Shared is true when the limits are kept in a store every instance
-	// shares (Redis), false when each process keeps its own.
-	Shared bool
+	// Scope says who shares the per-host limits and the cache.
+	Scope Scope
+	// ReportsDurable is true when reports are kept in a database (SQLite
+	// or PostgreSQL), which deletes them after Limits.ReportTTL; false when
+	// they live in one process's memory (tests) and end with it.
+	ReportsDurable bool
 	// Timeout is the hard deadline of one audit.
 	Timeout time.Duration
 	// MaxRedirects is the most redirect hops a lane follows, per request chain.
@@ -38,6 +41,20 @@ type Policy struct {
 	PrivateAllowed bool
 }
 
+// Scope is who shares the per-host limits and the result cache.
+type Scope int
+
+// The scopes of Policy.Scope.
+const (
+	// ScopeProcess: one process's memory (tests only).
+	ScopeProcess Scope = iota
+	// ScopeMachine: the SQLite file that this service and every lekta
+	// command on its machine share.
+	ScopeMachine
+	// ScopeInstances: Redis, shared by every instance of the service.
+	ScopeInstances
+)
+
 // botView is what bot.html renders.
 type botView struct {
 	Token, Version, InfoURL string
@@ -46,6 +63,7 @@ type botView struct {
 	Concurrency             int
 	Scope                   string
 	CacheTTL, ReportTTL     string
+	ReportsDurable          bool
 	Timeout                 string
 	MaxRedirects            int
 	MaxNavigations          int
@@ -69,11 +87,16 @@ func (p Policy) view() botView {
 		ReportTTL: human(p.Limits.ReportTTL), Timeout: human(p.Timeout),
 		MaxRedirects: p.MaxRedirects, MaxNavigations: p.MaxNavigations, MaxFrameLoads: p.MaxFrameLoads,
 		Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
-		ContactText:   strings.TrimPrefix(p.Contact, "mailto:"),
-		RobotsExample: "User-agent: " + id.Token + "\nDisallow: /\n",
-		Scope:         "across all users and all instances of this service (they share one store)",
+		ReportsDurable: p.ReportsDurable,
+		ContactText:    strings.TrimPrefix(p.Contact, "mailto:"),
+		RobotsExample:  "User-agent: " + id.Token + "\nDisallow: /\n",
 	}
-	if !p.Shared {
+	switch p.Scope {
+	case ScopeInstances:
+		v.Scope = "across all users and all instances of this service (they share one store)"
+	case ScopeMachine:
+		v.Scope = "across all users of this service and of the lekta command line on its machine (they share one database)"
+	default:
 		v.Scope = "across all users of this instance (it keeps its limits in its own memory)"
 	}
 	v.ContactIsURL = strings.HasPrefix(p.Contact, "https://") || strings.HasPrefix(p.Contact, "http://") ||

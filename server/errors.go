@@ -73,7 +73,7 @@ func errorFor(err error) *apiError {
 			outcome: outcomeRefused, cause: err}
 	case errors.Is(err, audit.ErrUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
-			Message:    "the shared store did not answer, so no audit can start; try again shortly",
+			Message:    "the store that records audits did not answer, so no audit can start; try again shortly",
 			RetryAfter: storeRetryAfter, outcome: outcomeUnavailable, cause: err}
 	case errors.Is(err, audit.ErrNotFound):
 		return notFound()

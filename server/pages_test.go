@@ -171,7 +171,7 @@ func TestBotPageFollowsPolicy(t *testing.T) {
 		{"defaults", func(*Policy) {}, []string{
 			"at most 1 audit at a time", "at most 1 started per 1 minute", "at most 5 started per 1 hour",
 			`<span id="cache-ttl">15 minutes</span>`, `<span id="timeout-value">20 seconds</span>`,
-			`<span id="report-ttl">30 days</span>`, "At most 5 redirects",
+			`<span id="report-ttl">30 days</span>`, "lost sooner when it stops", "At most 5 redirects",
 			"Mozilla/5.0 (compatible; LektaBot/0.1; +https://lekta.dev/bot)",
 			"StubChrome/1.0 LektaBot/0.1 (+https://lekta.dev/bot)",
 			"User-agent: LektaBot\nDisallow: /", "in its own memory", "at most 1000 submitted per 1 minute",
@@ -185,14 +185,22 @@ func TestBotPageFollowsPolicy(t *testing.T) {
 			p.Limits.Concurrency = 3
 			p.Limits.CacheTTL = time.Hour
 			p.Timeout = 45 * time.Second
-			p.Shared = true
+			p.Scope = ScopeInstances
+			p.ReportsDurable = true
 			p.Contact = "mailto:bots@lekta.dev"
 			p.PrivateAllowed = true
 		}, []string{
 			"at most 3 audits at a time", "at most 2 started per 1 minute 30 seconds",
 			`<span id="cache-ttl">1 hour</span>`, `<span id="timeout-value">45 seconds</span>`,
-			"they share one store", `<a id="contact" href="mailto:bots@lekta.dev">bots@lekta.dev</a>`,
+			"they share one store", `are deleted after <span id="report-ttl">30 days</span>`, `<a id="contact" href="mailto:bots@lekta.dev">bots@lekta.dev</a>`,
 			"explicitly allowed for local testing",
+		}},
+		{"one machine", func(p *Policy) {
+			p.Scope = ScopeMachine
+			p.ReportsDurable = true
+		}, []string{
+			"of the lekta command line on its machine (they share one database)",
+			`are deleted after <span id="report-ttl">30 days</span>`,
 		}},
 	}
 	for _, tc := range cases {

@@ -30,7 +30,7 @@ const (
 	DefaultMaxWait = 60 * time.Second
 	// queueRetryAfter is the Retry-After of a full queue or a stopping server.
 	queueRetryAfter = 10 * time.Second
-	// storeRetryAfter is the Retry-After when the shared store did not answer.
+	// storeRetryAfter is the Retry-After when the store or database did not answer.
 	storeRetryAfter = 5 * time.Second
 )
 

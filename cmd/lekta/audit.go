@@ -26,7 +26,7 @@ the report is still printed).
 
 // runAudit is "lekta audit".
 func runAudit(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var cfg config
+	cfg := config{getenv: getenv}
 	fs := newFlagSet("audit", auditUsage, stderr)
 	cfg.register(fs)
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema "+audit.Schema+")")
@@ -52,10 +52,10 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	p, err := cfg.open(ctx, logger)
 	if err != nil {
-		return exitWith(exitNotRun, err)
+		return exitWith(exitFor(err), err)
 	}
 	defer p.Close()
-	rep, err := auditOnce(ctx, p, fs.Arg(0), logger)
+	rep, err := auditOnce(ctx, p, fs.Arg(0), stderr, logger)
 	if err != nil && rep == nil {
 		return exitWith(auditErrorCode(err), err)
 	}
@@ -77,16 +77,22 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 // process must run the audit: a cached, joined or refused answer needs no
 // browser. A browser that fails to start after admission is noted, and
 // the audit still runs (its render lane then fails) so that the lease is
-// released and the report stored.
-func auditOnce(ctx context.Context, p *parts, rawURL string, logger *slog.Logger) (*audit.Report, error) {
+// released and the report stored. A process that ran an audit then sweeps
+// expired rows, so that a machine that only runs the CLI keeps its
+// database small too.
+func auditOnce(ctx context.Context, p *parts, rawURL string, stderr io.Writer, logger *slog.Logger) (*audit.Report, error) {
 	t, err := p.auditor.Submit(ctx, audit.Request{URL: rawURL, Trigger: audit.TriggerCLI})
 	if err != nil {
 		return nil, err
 	}
-	if t.Ready() == nil && !t.Joined() {
+	switch {
+	case t.Joined():
+		fmt.Fprintf(stderr, "lekta: this URL is being audited already; waiting for that audit (report %s)\n", t.ID)
+	case t.Ready() == nil:
 		if err := p.startBrowser(ctx); err != nil {
 			logger.Warn("the render lane will fail", "err", err)
 		}
+		defer p.sweep.once(context.WithoutCancel(ctx))
 	}
 	return p.auditor.Finish(ctx, t)
 }

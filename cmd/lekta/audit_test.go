@@ -11,12 +11,13 @@ import (
 	"lekta.dev/lekta/internal/testsite"
 )
 
-// auditCLI runs "lekta audit" with the test site's hosts mapped, and
+// auditCLI runs "lekta audit" with the test site's hosts mapped and a data
+// dir of its own (so each call starts with empty windows and cache), and
 // returns the exit status, stdout and stderr.
 func auditCLI(t *testing.T, site *testsite.Site, args ...string) (int, string, string) {
 	t.Helper()
 	resolve, allow := site.ResolveFlags()
-	full := []string{"audit", "--allow-addr", allow, "--timeout", "30s"}
+	full := []string{"audit", "--allow-addr", allow, "--timeout", "30s", "--data-dir", t.TempDir()}
 	for _, r := range resolve {
 		full = append(full, "--resolve", r)
 	}

@@ -12,6 +12,7 @@ import (
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/render"
 )
 
@@ -23,6 +24,10 @@ const leaseMargin = 15 * time.Second
 // config is the configuration audit and serve share, filled from flags with
 // LEKTA_* environment fallbacks.
 type config struct {
+	// getenv is the environment, for defaults derived from it (the data dir).
+	getenv func(string) string
+
+	databaseFlags
 	timeout   time.Duration
 	resolve   listFlag
 	allowAddr listFlag
@@ -48,7 +53,8 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.Var(&c.allowPort, "allow-port", "PORT (repeatable): allow targets on this port besides 80 and 443")
 	fs.Var(&c.deny, "deny", "CIDR or IP (repeatable): refuse these addresses too (e.g. your own VPC ranges)")
 	fs.StringVar(&c.chromium, "chromium", "", "browser binary (default: chromium, chromium-browser or google-chrome on PATH)")
-	fs.StringVar(&c.redisURL, "redis-url", "", "redis://… shared store for limits, cache and reports; without it, an in-memory store in this process")
+	c.databaseFlags.register(fs)
+	fs.StringVar(&c.redisURL, "redis-url", "", "redis://… hot state (limits, cache, in-flight audits) shared by every instance; without it, in the SQLite file in --data-dir")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", cache.DefaultPrefix, "start of every Redis key, so several deployments (or test runs) can share one Redis; no braces")
 	fs.BoolVar(&c.redisCluster, "redis-cluster", false, "--redis-url names a node of a Redis Cluster (keys of one host share a hash slot)")
 	fs.StringVar(&c.rate, "rate", windowsString(def.Windows), "per-host start limits, N/duration pairs")
@@ -129,7 +135,9 @@ type parts struct {
 	identity policy.Identity
 	guard    *policy.Guard
 	limits   cache.Limits
+	records  *records.DB
 	store    cache.Store
+	sweep    sweeper
 	lazy     *lazyBrowser
 	// browser is set by startBrowser; serve uses it directly.
 	browser *render.Browser
@@ -149,6 +157,15 @@ func (c *config) validate() (*policy.Guard, cache.Limits, error) {
 	if strings.ContainsAny(c.redisPrefix, "{}") {
 		return nil, l, fmt.Errorf("%w: --redis-prefix %q: braces would change the keys' Redis Cluster hash tag", errBadConfig, c.redisPrefix)
 	}
+	if c.databaseURL != "" && c.redisURL == "" {
+		return nil, l, fmt.Errorf("%w: --database-url needs --redis-url: instances that share PostgreSQL must share the per-host limits too, "+
+			"and those live in Redis (without --database-url everything is kept in the SQLite file in --data-dir)", errBadConfig)
+	}
+	if c.databaseURL != "" {
+		if err := records.CheckURL(c.databaseURL); err != nil {
+			return nil, l, fmt.Errorf("%w: %w", errBadConfig, err)
+		}
+	}
 	return g, l, nil
 }
 
@@ -160,14 +177,21 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 		return nil, err
 	}
 	p := &parts{identity: policy.DefaultIdentity(), guard: g, limits: l}
+	if p.records, err = c.openRecords(ctx, c.getenv); err != nil {
+		return nil, err
+	}
 	if c.redisURL == "" {
-		p.store, err = cache.NewMemoryStore(l, time.Now)
+		var s *cache.SQLiteStore
+		s, err = cache.NewSQLiteStore(ctx, p.records.SQL(), p.records, l, cache.SQLiteOptions{Explain: records.Explain})
+		p.store, p.sweep.hot = s, s
 	} else {
-		p.store, err = cache.NewRedisStore(ctx, c.redisURL, l, cache.RedisOptions{Prefix: c.redisPrefix, Cluster: c.redisCluster, Logger: logger})
+		p.store, err = cache.NewRedisStore(ctx, c.redisURL, p.records, l, cache.RedisOptions{Prefix: c.redisPrefix, Cluster: c.redisCluster, Logger: logger})
 	}
 	if err != nil {
+		_ = p.records.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
+	p.sweep.records, p.sweep.logger = p.records, logger
 	p.lazy = &lazyBrowser{opts: render.Options{
 		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
 		UASuffix: p.identity.RenderSuffix(), Logger: logger,
@@ -207,7 +231,21 @@ func (p *parts) startBrowser(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the browser, if it was started, and closes the store.
+// Close stops the browser, if it was started, and closes the store and
+// the records database.
 func (p *parts) Close() error {
-	return errors.Join(p.lazy.Close(), p.store.Close())
+	return errors.Join(p.lazy.Close(), p.store.Close(), p.records.Close())
+}
+
+// where says, for the start-up line of serve, where each role keeps its state.
+func (p *parts) where(c *config) string {
+	switch {
+	case c.redisURL == "":
+		return "per-host limits, the result cache and reports are kept in " + p.records.Where() +
+			", shared by every lekta on this machine that uses this --data-dir"
+	case p.records.Kind() == records.SQLite:
+		return "hot state is shared in Redis; reports are kept in " + p.records.Where() +
+			" on this machine: they are local to this instance (other instances answer them only while the result is cached; set --database-url to share them)"
+	}
+	return "hot state is shared in Redis; reports are kept in " + p.records.Where() + ", shared by every instance"
 }

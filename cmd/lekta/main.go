@@ -1,5 +1,5 @@
 // Command lekta audits web pages the way a plain fetcher and a browser see
-// them. Subcommands: audit, serve, robots.
+// them. Subcommands: audit, serve, robots, db.
 package main
 
 import (
@@ -70,6 +70,8 @@ commands:
   robots check FILE AGENT URL
                     say whether AGENT may fetch URL under robots.txt FILE
   robots lint FILE  list the issues of robots.txt FILE per line
+  db status         the records database and its schema version
+  db migrate        apply the schema migrations this binary knows
 
 Run "lekta <command> -h" for a command's flags.
 `
@@ -87,6 +89,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runServe(ctx, args[1:], getenv, stdout, stderr)
 	case "robots":
 		return runRobots(ctx, args[1:], stdout, stderr)
+	case "db":
+		return runDB(ctx, args[1:], getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -17,17 +16,19 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/pgtest"
 	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 )
 
 // TestMultiProcess runs separate OS processes of the real lekta binary
-// against one Redis and one test site, and checks the promises that only
-// hold if the processes share their state exactly: one audit of a URL at a
-// time across all of them, joins and cache hits across processes, refusals
-// of other URLs of the busy host with the right reason, and a Redis that
-// does not answer refusing the audit.
+// against one Redis, one PostgreSQL holding the reports and one test site,
+// and checks the promises that only hold if the processes share their state
+// exactly: one audit of a URL at a time across all of them, joins and cache
+// hits across processes, refusals of other URLs of the busy host with the
+// right reason, and a Redis that does not answer refusing the audit. Each
+// process has a data dir of its own, so nothing is shared through SQLite.
 func TestMultiProcess(t *testing.T) {
 	chromium := serveNeeds(t, "chromium", "chromium-browser", "google-chrome")
 	redisURL, raw := redistest.Shared(t)
@@ -36,6 +37,9 @@ func TestMultiProcess(t *testing.T) {
 	t.Run("holder crashes", func(t *testing.T) { multiProcessCrash(t, h, redisURL, raw) })
 	t.Run("store unreachable", func(t *testing.T) { multiProcessStoreDown(t, h) })
 }
+
+// ownDataDir is the LEKTA_DATA_DIR of one process: a directory of its own.
+func ownDataDir(tb testing.TB) string { return "LEKTA_DATA_DIR=" + tb.TempDir() }
 
 // lektaHarness is a built lekta binary and a browser wrapper that logs
 // every launch before it runs the real Chromium.
@@ -83,8 +87,8 @@ func (h *lektaHarness) launchCount(tb testing.TB) int {
 type lektaProc struct {
 	name   string
 	cmd    *exec.Cmd
-	stdout bytes.Buffer
-	stderr bytes.Buffer
+	stdout serveBuf // read by the test while the process writes
+	stderr serveBuf
 	done   chan struct{}
 }
 
@@ -144,8 +148,8 @@ func (p *lektaProc) result(tb testing.TB) procResult {
 		tb.Fatalf("%s did not exit", p.name)
 	}
 	res := procResult{code: p.cmd.ProcessState.ExitCode(), stderr: p.stderr.String()}
-	if p.stdout.Len() > 0 {
-		r, err := audit.Decode(p.stdout.Bytes())
+	if out := p.stdout.String(); out != "" {
+		r, err := audit.Decode([]byte(out))
 		if err != nil {
 			tb.Fatalf("%s printed no report (%v):\n%s\nstderr:\n%s", p.name, err, p.stdout.String(), res.stderr)
 		}
@@ -168,9 +172,11 @@ func multiProcessAudit(t *testing.T, h *lektaHarness, redisURL string, raw *redi
 	// afterwards for the window. The late processes start a few seconds
 	// after the admission, well inside that minute.
 	env := []string{"LEKTA_REDIS_PREFIX=" + prefix}
-	args := append([]string{"--redis-url", redisURL, "--report-ttl", "1h"}, siteArgs(site)...)
+	args := append([]string{"--redis-url", redisURL, "--database-url", pgtest.Database(t), "--report-ttl", "1h"}, siteArgs(site)...)
 	const page, other = "http://shop.example/held.html", "http://shop.example/index.html"
-	launch := func(name, u string) *lektaProc { return h.start(t, name, env, slices.Concat(args, []string{u})) }
+	launch := func(name, u string) *lektaProc {
+		return h.start(t, name, append(env, ownDataDir(t)), slices.Concat(args, []string{u}))
+	}
 
 	same := []*lektaProc{launch("same-1", page), launch("same-2", page)}
 	select {
@@ -311,7 +317,7 @@ func multiProcessStoreDown(t *testing.T, h *lektaHarness) {
 	site := testsite.Start(t)
 	launches := h.launchCount(t)
 	args := append([]string{"--redis-url", fmt.Sprintf("redis://127.0.0.1:%d/0", redistest.FreePort(t))}, siteArgs(site)...)
-	res := h.start(t, "store-down", nil, append(args, "http://shop.example/index.html")).result(t)
+	res := h.start(t, "store-down", []string{ownDataDir(t)}, append(args, "http://shop.example/index.html")).result(t)
 	lines := strings.Split(strings.TrimSpace(res.stderr), "\n")
 	if res.code != exitNotRun || len(lines) != 1 || !strings.HasPrefix(lines[0], "lekta: ") || !strings.Contains(lines[0], "store unavailable") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 3 and one line naming the unavailable store", res.code, res.stderr)
@@ -341,9 +347,12 @@ func multiProcessCrash(t *testing.T, h *lektaHarness, redisURL string, raw *redi
 		t.Fatal(err)
 	}
 	env := []string{"LEKTA_REDIS_PREFIX=" + redistest.Prefix(t, raw)}
-	args := append([]string{"--redis-url", redisURL, "--report-ttl", "1h", "--timeout", "5s", "--chromium", broken}, siteArgs(site)...)
+	args := append([]string{"--redis-url", redisURL, "--database-url", pgtest.Database(t), "--report-ttl", "1h",
+		"--timeout", "5s", "--chromium", broken}, siteArgs(site)...)
 	const page = "http://shop.example/held.html"
-	launch := func(name string) *lektaProc { return h.start(t, name, env, slices.Concat(args, []string{page})) }
+	launch := func(name string) *lektaProc {
+		return h.start(t, name, append(env, ownDataDir(t)), slices.Concat(args, []string{page}))
+	}
 
 	holder := launch("holder")
 	select {

@@ -103,7 +103,7 @@ func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 
 // runServe is "lekta serve".
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var cfg config
+	cfg := config{getenv: getenv}
 	var sf serveFlags
 	fs := newFlagSet("serve", serveUsage, stderr)
 	cfg.register(fs)
@@ -132,18 +132,27 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// the one line per audit itself.
 	p, err := cfg.start(ctx, newLogger(stderr, sf.logFormat, slog.LevelWarn))
 	if err != nil {
-		return exitWith(exitNotRun, err)
+		return exitWith(exitFor(err), err)
 	}
 	defer p.Close()
+	// The sweeper stops before the store closes (defers run in reverse).
+	sweepCtx, stopSweep := context.WithCancel(context.Background())
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		p.sweep.every(sweepCtx, sweepEvery)
+	}()
+	defer func() {
+		stopSweep()
+		<-swept
+	}()
 	srv, err := server.New(serverConfig(p, &cfg, &sf, clientRate, proxies, logger))
 	if err != nil {
 		return exitWith(exitNotRun, err)
 	}
 	hs := httpServer(srv.Handler(), logger)
 	fmt.Fprintf(stdout, "lekta: serving on http://%s\n", ln.Addr())
-	if cfg.redisURL == "" {
-		fmt.Fprintln(stderr, "lekta: warning: no --redis-url: per-host limits, the result cache and reports live in this process only and are lost when it stops")
-	}
+	fmt.Fprintf(stderr, "lekta: %s\n", p.where(&cfg))
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	var serveErr error
@@ -161,13 +170,21 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 		Auditor: p.auditor,
 		Policy: server.Policy{
 			Identity: p.identity, RenderUA: p.browser.UserAgent, Limits: p.limits,
-			Shared: cfg.redisURL != "", Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
+			Scope: scope(cfg), ReportsDurable: true, Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
 			MaxNavigations: render.MaxNavigations, MaxFrameLoads: render.MaxFrameLoads,
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
 		},
 		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies,
 		Ready: readyChecks(p), ContextsInUse: p.browser.ContextsInUse, Logger: logger,
 	}
+}
+
+// scope says who shares the per-host limits in this configuration.
+func scope(cfg *config) server.Scope {
+	if cfg.redisURL != "" {
+		return server.ScopeInstances
+	}
+	return server.ScopeMachine
 }
 
 // httpServer wraps h with timeouts that still allow the API's long poll.

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,13 +62,15 @@ type served struct {
 	cancel context.CancelFunc
 	done   chan error
 	client *http.Client
+	proc   *os.Process // set when lekta serve runs as a process of its own
 
 	stopOnce sync.Once
 	stopErr  error
 }
 
 // startServe runs "lekta serve" with the test site's hosts mapped by
-// --resolve, plus extra flags, and waits until /healthz answers.
+// --resolve, plus extra flags (a data dir of the test's own unless they
+// name one), and waits until /healthz answers.
 func startServe(tb testing.TB, site *testsite.Site, hosts []string, extra ...string) *served {
 	tb.Helper()
 	serveNeeds(tb, "chromium", "chromium-browser", "google-chrome")
@@ -75,6 +78,9 @@ func startServe(tb testing.TB, site *testsite.Site, hosts []string, extra ...str
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--allow-addr", allow, "--client-rate", "100000/1m", "--timeout", "30s"}
 	for _, r := range resolve {
 		args = append(args, "--resolve", r)
+	}
+	if !slices.Contains(extra, "--data-dir") {
+		args = append(args, "--data-dir", tb.TempDir())
 	}
 	args = append(args, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -87,6 +93,14 @@ func startServe(tb testing.TB, site *testsite.Site, hosts []string, extra ...str
 			tb.Errorf("lekta serve returned %v\nstderr:\n%s", err, s.stderr)
 		}
 	})
+	s.waitServing(tb)
+	return s
+}
+
+// waitServing waits until lekta serve printed its address and /healthz
+// answers 200.
+func (s *served) waitServing(tb testing.TB) {
+	tb.Helper()
 	const prefix = "lekta: serving on "
 	deadline := time.Now().Add(60 * time.Second)
 	for s.base == "" {
@@ -110,7 +124,7 @@ func startServe(tb testing.TB, site *testsite.Site, hosts []string, extra ...str
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return s
+				return
 			}
 		}
 		if time.Now().After(deadline) {

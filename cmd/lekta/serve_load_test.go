@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strconv"
 	"sync"
@@ -87,7 +88,12 @@ func TestServeLoad(t *testing.T) {
 		}
 	}
 	// A second wave once all is done: each host's audited page comes from
-	// the cache; the other page is refused by the 1/1m window.
+	// the cache; the other page is refused by the 1/1m window. It asks one
+	// URL at a time: the burst above already showed that every answer under
+	// load is a correct one (503 included); here each must be the exact one.
+	// A host whose every submission of the burst met a full queue (503) had
+	// no audit and is left out: under -race a SQLite store's Submit holds
+	// a queue slot long enough for that to happen.
 	audited := map[string]bool{}
 	for id := range pending {
 		resp, b := s.do("GET", "/api/v1/audits/"+id, "", nil)
@@ -97,22 +103,28 @@ func TestServeLoad(t *testing.T) {
 		}
 		audited[r.URL] = true
 	}
-	var wave sync.WaitGroup
-	for _, h := range hosts {
-		for _, page := range []string{"/index.html", "/js-title.html"} {
-			u := "http://" + h + page
-			wave.Go(func() {
-				resp, b := s.postAPI(u)
-				switch {
-				case audited[u] && resp.StatusCode != http.StatusOK:
-					t.Errorf("%s was audited but not answered from the cache: %d %s", u, resp.StatusCode, b)
-				case !audited[u] && (resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == ""):
-					t.Errorf("%s: %d (Retry-After %q), want 429 from the host's window", u, resp.StatusCode, resp.Header.Get("Retry-After"))
-				}
-			})
+	auditedHost := map[string]bool{}
+	for u := range audited {
+		if pu, err := url.Parse(u); err == nil {
+			auditedHost[pu.Hostname()] = true
 		}
 	}
-	wave.Wait()
+	t.Logf("%d of %d hosts were audited in the burst", len(auditedHost), len(hosts))
+	for _, h := range hosts {
+		if !auditedHost[h] {
+			continue
+		}
+		for _, page := range []string{"/index.html", "/js-title.html"} {
+			u := "http://" + h + page
+			resp, b := s.postAPI(u)
+			switch {
+			case audited[u] && resp.StatusCode != http.StatusOK:
+				t.Errorf("%s was audited but not answered from the cache: %d %s", u, resp.StatusCode, b)
+			case !audited[u] && (resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == ""):
+				t.Errorf("%s: %d (Retry-After %q), want 429 from the host's window", u, resp.StatusCode, resp.Header.Get("Retry-After"))
+			}
+		}
+	}
 	for _, h := range hosts {
 		if n := site.MaxConcurrent(h); n > 1 {
 			t.Errorf("%s saw %d requests at once", h, n)

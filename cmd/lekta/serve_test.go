@@ -149,7 +149,8 @@ func TestServeEndToEnd(t *testing.T) {
 			"Mozilla/5.0 (compatible; LektaBot/0.1; +https://lekta.dev/bot)",
 			"at most 1 audit at a time", "at most 1 started per 1 minute", "at most 5 started per 1 hour",
 			`<span id="cache-ttl">15 minutes</span>`, `<span id="timeout-value">30 seconds</span>`,
-			"in its own memory",
+			"of the lekta command line on its machine (they share one database)",
+			`are deleted after <span id="report-ttl">30 days</span>`,
 		} {
 			if !strings.Contains(page, want) {
 				t.Errorf("/bot lacks %q", want)
@@ -198,8 +199,8 @@ func TestServeEndToEnd(t *testing.T) {
 		if strings.Contains(logs, "Blue stoneware") || strings.Contains(logs, "Kettles and Teapots") {
 			t.Error("the log contains page content")
 		}
-		if !strings.Contains(logs, "lekta: warning: no --redis-url") {
-			t.Error("no warning that the embedded store keeps state per process")
+		if !regexp.MustCompile(`lekta: per-host limits, the result cache and reports are kept in /\S+/lekta\.db, shared by every lekta on this machine`).MatchString(logs) {
+			t.Errorf("the start-up lines do not say where the state is kept:\n%s", logs)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,12 +24,29 @@ func siteArgs(site *testsite.Site) []string {
 	return args
 }
 
-// runCLI calls run with args and an empty environment and returns the exit
+// runCLI calls run with args and an environment holding only
+// LEKTA_DATA_DIR, a directory of the test's own, and returns the exit
 // status, stdout and stderr.
-func runCLI(args ...string) (code int, stdout, stderr string) {
+func runCLI(tb testing.TB, args ...string) (code int, stdout, stderr string) {
+	tb.Helper()
+	return runCLIEnv(dataDirEnv(tb.TempDir()), args...)
+}
+
+// runCLIEnv is runCLI with the environment given.
+func runCLIEnv(getenv func(string) string, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, func(string) string { return "" }, &out, &errOut)
+	err := run(context.Background(), args, getenv, &out, &errOut)
 	return exitCode(err, &errOut), out.String(), errOut.String()
+}
+
+// dataDirEnv is an environment holding only LEKTA_DATA_DIR=dir.
+func dataDirEnv(dir string) func(string) string {
+	return func(k string) string {
+		if k == "LEKTA_DATA_DIR" {
+			return dir
+		}
+		return ""
+	}
 }
 
 // TestAuditStoreUnavailable: with --redis-url given but Redis not
@@ -57,7 +75,7 @@ func TestAuditStoreUnavailable(t *testing.T) {
 			}
 			// /bin/true is found but is no browser: starting it would fail the run differently.
 			args := append([]string{"audit", "--json", "--redis-url", tc.url, "--chromium", "/bin/true"}, siteArgs(site)...)
-			code, out, errOut := runCLI(append(args, "http://shop.example/index.html")...)
+			code, out, errOut := runCLI(t, append(args, "http://shop.example/index.html")...)
 			if code != exitNotRun {
 				t.Errorf("exit %d, want %d", code, exitNotRun)
 			}
@@ -89,8 +107,9 @@ func TestAuditStoreLostMidAudit(t *testing.T) {
 		out, errOut string
 	}
 	done := make(chan result, 1)
+	env := dataDirEnv(t.TempDir())
 	go func() {
-		code, out, errOut := runCLI(args...)
+		code, out, errOut := runCLIEnv(env, args...)
 		done <- result{code, out, errOut}
 	}()
 	select {
@@ -142,35 +161,45 @@ func TestAuditRedisPrefixFlag(t *testing.T) {
 }
 
 // BenchmarkCLICacheHit measures "lekta audit --json" answered from the
-// shared Redis cache through run(), the whole CLI path: flags, store
-// connection, lookup, printing. The first run fills the cache with a real
-// audit; no later run starts a browser.
+// cache through run(), the whole CLI path but the process start: flags,
+// opening the database (and Redis), lookup, printing. The first run fills
+// the cache with a real audit; no later run starts a browser.
 func BenchmarkCLICacheHit(b *testing.B) {
 	serveNeeds(b, "chromium", "chromium-browser", "google-chrome")
 	url, raw := redistest.Shared(b)
-	site := testsite.Start(b)
-	args := append([]string{"audit", "--json", "--redis-url", url, "--redis-prefix", redistest.Prefix(b, raw),
-		"--report-ttl", "1h"}, siteArgs(site)...)
-	args = append(args, "http://shop.example/index.html")
-	code, out, errOut := runCLI(args...)
-	if code != exitOK {
-		b.Fatalf("filling the cache: exit %d\n%s", code, errOut)
-	}
-	first, err := audit.Decode([]byte(out))
-	if err != nil {
-		b.Fatal(err)
-	}
-	hits := len(site.Hits())
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		code, out, errOut := runCLI(args...)
-		if code != exitOK || !strings.Contains(out, `"cached": true`) || !strings.Contains(out, first.ID) {
-			b.Fatalf("exit %d, not the cached report:\n%s\n%s", code, out, errOut)
-		}
-	}
-	b.StopTimer()
-	if n := len(site.Hits()); n != hits {
-		b.Fatalf("cache hits sent %d requests to the site", n-hits)
+	for _, store := range []struct {
+		name  string
+		flags []string
+	}{
+		{"sqlite", nil},
+		{"redis", []string{"--redis-url", url, "--redis-prefix", redistest.Prefix(b, raw)}},
+	} {
+		b.Run(store.name, func(b *testing.B) {
+			site := testsite.Start(b)
+			env := dataDirEnv(b.TempDir())
+			args := slices.Concat([]string{"audit", "--json", "--report-ttl", "1h"}, store.flags, siteArgs(site),
+				[]string{"http://shop.example/index.html"})
+			code, out, errOut := runCLIEnv(env, args...)
+			if code != exitOK {
+				b.Fatalf("filling the cache: exit %d\n%s", code, errOut)
+			}
+			first, err := audit.Decode([]byte(out))
+			if err != nil {
+				b.Fatal(err)
+			}
+			hits := len(site.Hits())
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				code, out, errOut := runCLIEnv(env, args...)
+				if code != exitOK || !strings.Contains(out, `"cached": true`) || !strings.Contains(out, first.ID) {
+					b.Fatalf("exit %d, not the cached report:\n%s\n%s", code, out, errOut)
+				}
+			}
+			b.StopTimer()
+			if n := len(site.Hits()); n != hits {
+				b.Fatalf("cache hits sent %d requests to the site", n-hits)
+			}
+		})
 	}
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"lekta.dev/lekta/records"
+)
+
+// sweepEvery is how often serve deletes expired rows.
+const sweepEvery = time.Minute
+
+// sweeper deletes what has expired: hot-state rows of the SQLite store
+// (Redis expires its keys itself) and reports past --report-ttl, so that
+// the database does not grow without bound and a report is gone when /bot
+// says it is.
+type sweeper struct {
+	hot interface {
+		Sweep(context.Context) (int64, error)
+	} // nil with Redis
+	records *records.DB
+	logger  *slog.Logger
+}
+
+// once sweeps now; failures are logged, since the next sweep retries and
+// reads ignore expired rows anyway.
+func (s sweeper) once(ctx context.Context) {
+	if s.records == nil {
+		return
+	}
+	var hot int64
+	var err error
+	if s.hot != nil {
+		if hot, err = s.hot.Sweep(ctx); err != nil {
+			s.logger.Warn("sweep expired hot state", "err", err)
+		}
+	}
+	reports, err := s.records.Sweep(ctx, time.Now())
+	if err != nil {
+		s.logger.Warn("sweep expired reports", "err", err)
+	}
+	if hot+reports > 0 {
+		s.logger.Debug("swept", "hot_rows", hot, "reports", reports)
+	}
+}
+
+// every sweeps at once and then every d until ctx ends.
+func (s sweeper) every(ctx context.Context, d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		s.once(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
