@@ -38,6 +38,13 @@ type Renderer interface {
 	UserAgent() string
 }
 
+// warmer is a render lane that can get ready (start its browser) while
+// robots.txt and the plain lane run, so a cold audit does not wait for
+// Chromium's start after them.
+type warmer interface {
+	Warm()
+}
+
 // Config holds what an Auditor needs.
 type Config struct {
 	Guard    *policy.Guard
@@ -129,6 +136,9 @@ func (a *Auditor) run(ctx context.Context, target *url.URL, id string, trigger T
 	r.Lanes.Render.BlockedRequests = map[string]int{}
 	// One transport serves robots.txt and the plain lane of this audit; its
 	// keep-alive connections to the site are closed when the audit ends.
+	if w, ok := a.cfg.Renderer.(warmer); ok {
+		w.Warm()
+	}
 	tr := a.cfg.Guard.Transport()
 	defer tr.CloseIdleConnections()
 	book := newRobotsBook(a, tr)
@@ -241,6 +251,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 		lr.ConsoleErrors, lr.Exceptions = d.ConsoleErrors, d.Exceptions
 		lr.FailedRequests, lr.Requests, lr.Settled = d.FailedRequests, d.Requests, d.Settled
 		lr.CookiesRefused, lr.CredentialsRefused = d.CookiesRefused, d.CredentialsRefused
+		lr.SettledBy, lr.PageTimeMS, lr.PendingRequests = d.SettledBy, d.PageTime.Milliseconds(), d.PendingRequests
 	}
 	return observe(snap, err)
 }

@@ -140,6 +140,14 @@ type RenderLaneReport struct {
 	FailedRequests  []compare.FailedRequest  `json:"failed_requests,omitempty"`
 	Requests        int                      `json:"requests"`
 	Settled         bool                     `json:"settled"`
+	// SettledBy says why the render stopped waiting for the page: idle,
+	// budget, deadline or request_budget (compare.RenderDetails.SettledBy).
+	SettledBy string `json:"settled_by,omitempty"`
+	// PageTimeMS is the page time (virtual, fast-forwarded) the page used;
+	// DurationMS is the lane's wall time.
+	PageTimeMS int64 `json:"page_time_ms"`
+	// PendingRequests are requests still in flight when the render was cut.
+	PendingRequests []string `json:"pending_requests,omitempty"`
 	// CookiesRefused and CredentialsRefused count what the page tried to
 	// store or send that the lane refused (compare.RenderDetails).
 	CookiesRefused     int `json:"cookies_refused"`

@@ -81,6 +81,7 @@ const (
 	CodeRenderBlockedRobots       = "render.blocked_robots"
 	CodeRenderFailedRequests      = "render.failed_requests"
 	CodeRenderNotSettled          = "render.not_settled"
+	CodeRenderBudget              = "render.budget"
 	CodeRenderNavigated           = "render.navigated"
 	CodeRenderBlockedMethod       = "render.blocked_method"
 	CodeRenderCookiesRefused      = "render.cookies_refused"
@@ -194,7 +195,8 @@ var codeTable = []CodeInfo{
 	{CodeRenderCookiesRefused, SeverityInfo, "The page tried to store or send cookies or HTTP credentials while rendering. LektaBot sends none, like crawlers, which keep no cookies between requests; if the page needs a cookie or a login to show its content, crawlers do not see that content."},
 	{CodeRenderBlockedRobots, SeverityWarning, "robots.txt disallows resources the page needs to render (scripts, data). Rendering crawlers cannot load them either, so they may see a broken page; allow them."},
 	{CodeRenderFailedRequests, SeverityInfo, "Some resources the page requested failed to load while rendering."},
-	{CodeRenderNotSettled, SeverityWarning, "The page kept loading until the render lane's cap, so the rendered view may be incomplete. Pages that never go quiet are hard for rendering crawlers too."},
+	{CodeRenderNotSettled, SeverityWarning, "The page kept loading until the render lane's cap (a request that never finished, or more requests than one audit allows), so the rendered view may be incomplete. Pages that never finish loading are hard for rendering crawlers too."},
+	{CodeRenderBudget, SeverityInfo, "The page was still working when its budget of page time ran out (an interval, an animation loop, a timer due later). Renderers stop at some point too: content that appears later than the budget is not seen by them. Show important content early, not after timers."},
 	{CodeRenderNavigated, SeverityWarning, "A script navigated the browser to another page. Crawlers that do not run JavaScript stay on the first one; use a server redirect instead."},
 	{CodeHTMLTooDeep, SeverityInfo, "Elements nest more than 512 deep. Browsers and parsers flatten such markup and some fetchers give up; simplify it."},
 	{CodeExtractTruncated, SeverityInfo, "The page has more of something (links, headings, images, ...) than a report keeps; the report lists the first ones and names the fields it cut."},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // doc builds a small complete document; head and body are added to a
@@ -272,6 +273,26 @@ var diffCases = []diffCase{
 				if f.Code == CodeRenderCookiesRefused && !strings.Contains(f.Message, "3 cookies and 1 credential") {
 					tb.Errorf("cookies-refused message does not count: %s", f.Message)
 				}
+			}
+		}},
+	{name: "render lane still working at its budget",
+		in: pair(doc("", ""), doc("", ""), func(p, r *Snapshot) {
+			r.Render = &RenderDetails{Settled: true, SettledBy: "budget", Budget: 5 * time.Second, PageTime: 5 * time.Second}
+		}),
+		want: []finding{{code: CodeRenderBudget, lane: LaneRender}},
+		check: func(tb testing.TB, res Result) {
+			if f := res.Findings[0]; !strings.Contains(f.Message, "later than 5 s of page time") {
+				tb.Errorf("budget message does not name the budget: %s", f.Message)
+			}
+		}},
+	{name: "render lane cut by a request that never finished",
+		in: pair(doc("", ""), doc("", ""), func(p, r *Snapshot) {
+			r.Render = &RenderDetails{SettledBy: "deadline", PendingRequests: []string{"Fetch http://shop.example/api/slow"}}
+		}),
+		want: []finding{{code: CodeRenderNotSettled, lane: LaneRender}},
+		check: func(tb testing.TB, res Result) {
+			if f := res.Findings[0]; !strings.Contains(f.Message, "http://shop.example/api/slow") {
+				tb.Errorf("not-settled message does not name the request: %s", f.Message)
 			}
 		}},
 	{name: "deep nesting in both lanes",

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -201,12 +203,27 @@ func (d *differ) renderFindings(l *findingList, rs *Snapshot) {
 		f := rd.FailedRequests[0]
 		l.add(CodeRenderFailedRequests, LaneRender, "%s failed while rendering, the first: %s (%s).", plural(n, "request", "requests"), q(f.URL), f.Reason)
 	}
-	if !rd.Settled {
-		l.add(CodeRenderNotSettled, LaneRender, "The page was still loading when the render lane stopped waiting, so the rendered view may be incomplete.")
+	switch {
+	case rd.SettledBy == "budget":
+		l.add(CodeRenderBudget, LaneRender, "The page was still working when the render lane's budget of %s of page time ran out (an interval, an animation loop or a timer due later); content that appears later than %s of page time is not seen by renderers.", seconds(rd.Budget), seconds(rd.Budget))
+	case !rd.Settled:
+		msg := "The page was still loading when the render lane stopped waiting, so the rendered view may be incomplete."
+		if rd.SettledBy == "request_budget" {
+			msg = "The page made more requests (or moved more bytes) than the render lane allows one audit, so what it loaded after that is missing from the rendered view."
+		}
+		if n := len(rd.PendingRequests); n > 0 {
+			msg += fmt.Sprintf(" %s never finished, the first: %s.", plural(n, "request", "requests"), q(rd.PendingRequests[0]))
+		}
+		l.add(CodeRenderNotSettled, LaneRender, "%s", msg)
 	}
 	if rd.Navigations > 0 {
 		l.add(CodeRenderNavigated, LaneRender, "A script navigated the browser away from the page (to %s). Crawlers that do not run JavaScript stay on the first page; use a server redirect.", q(rs.FinalURL))
 	}
+}
+
+// seconds writes a budget for a sentence: "5 s", "2.5 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // htmlPage is the side's page when its document is HTML, else nil.

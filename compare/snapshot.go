@@ -73,8 +73,20 @@ type RenderDetails struct {
 	Requests int
 	// Navigations counts main-frame navigations after the first.
 	Navigations int
-	// Settled is false when the network never went quiet before the cap.
+	// Settled is false when the page did not finish before the lane's cap.
 	Settled bool
+	// SettledBy says why the render stopped waiting: "idle" (the page had
+	// no more work), "budget" (it was still working when its budget of
+	// page time ran out), "deadline" (the wall-clock cap came first) or
+	// "request_budget" (it used up the audit's request budget).
+	SettledBy string
+	// PageTime is how much page time the page used: its last activity or
+	// the end of its load event, in page (virtual) time.
+	PageTime time.Duration
+	// Budget is the page time the lane granted the page.
+	Budget time.Duration
+	// PendingRequests lists requests still in flight when the cap hit.
+	PendingRequests []string
 	// CookiesRefused counts the cookies the page tried to keep or send
 	// (Set-Cookie headers and Cookie headers the lane dropped).
 	CookiesRefused int

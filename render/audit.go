@@ -82,16 +82,19 @@ type audit struct {
 	// endSettle stops the wait for the page to settle (the navigation cap
 	// was passed by navigations no request shows, such as blob: URLs).
 	endSettle context.CancelFunc
+	// budgetExpired receives when a grant of page time ran out.
+	budgetExpired chan struct{}
 }
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {
 	a := &audit{
 		b: b, in: in, t: t, req: req, u: u, start: start, opts: b.opts,
-		origin:    origin(u),
-		mainFrame: cdp.FrameID(t.target.TargetID),
-		wake:      make(chan struct{}, 1),
-		frameHops: make(map[network.RequestID]int),
-		endSettle: func() {},
+		origin:        origin(u),
+		mainFrame:     cdp.FrameID(t.target.TargetID),
+		wake:          make(chan struct{}, 1),
+		frameHops:     make(map[network.RequestID]int),
+		endSettle:     func() {},
+		budgetExpired: make(chan struct{}, 1),
 	}
 	a.net.init()
 	a.rec.init()
@@ -210,21 +213,6 @@ func (a *audit) listen() (stop func(), err error) {
 		}
 	}()
 	return stop, nil
-}
-
-// settle waits for the completeness rule: the load event, then no request
-// in flight for the quiet period, capped at SettleTimeout and d.work.
-func (a *audit) settle(ctx context.Context, d deadlines) bool {
-	by := time.Now().Add(a.opts.SettleTimeout)
-	if by.After(d.work) {
-		by = d.work
-	}
-	settled := a.net.settle(ctx, by, a.opts.QuietPeriod)
-	if !settled {
-		loaded, pending := a.net.pending()
-		a.b.log.Info("page did not settle", "url", a.req.URL, "loaded", loaded, "in_flight", pending)
-	}
-	return settled
 }
 
 // deadlines of one render.

@@ -19,7 +19,7 @@ import (
 // Defaults of Options.
 const (
 	DefaultSettleTimeout = 10 * time.Second
-	DefaultQuietPeriod   = 500 * time.Millisecond
+	DefaultBudget        = 5 * time.Second
 	DefaultMaxRequests   = 300
 	DefaultMaxBytes      = 50 << 20
 	DefaultMaxBodyBytes  = 15 << 20
@@ -44,13 +44,20 @@ type Options struct {
 	// system's roots.
 	RootCAs *x509.CertPool
 
-	// SettleTimeout caps the wait, from the main document's arrival, for
-	// the load event plus network quiet (DefaultSettleTimeout); a render
-	// that hits it, or the caller's deadline, has Settled false.
+	// Budget is the page time a render lets the page have (DefaultBudget):
+	// timers, fetch() chains and layout-triggered callbacks within it are
+	// waited for, and page time stands still while requests are in flight
+	// (settle.go).
+	Budget time.Duration
+	// SettleTimeout caps, in wall time from the main document's arrival,
+	// the wait for the page to finish (DefaultSettleTimeout); a render that
+	// hits it, or the caller's deadline, has Settled false and SettledBy
+	// "deadline".
 	SettleTimeout time.Duration
-	// QuietPeriod is how long the network must be idle after the load
-	// event (DefaultQuietPeriod).
-	QuietPeriod time.Duration
+	// ViewportWidth and ViewportHeight are the page's viewport in CSS
+	// pixels (1280 by 5000 by default): tall, as search engines' renderers
+	// use, so sections that appear when scrolled into view are in view.
+	ViewportWidth, ViewportHeight int64
 	// MaxRequests and MaxBytes are the per-audit proxy budget
 	// (DefaultMaxRequests, DefaultMaxBytes); requests past it are refused
 	// and counted as "budget".
@@ -68,8 +75,14 @@ func (o Options) withDefaults() Options {
 	if o.SettleTimeout <= 0 {
 		o.SettleTimeout = DefaultSettleTimeout
 	}
-	if o.QuietPeriod <= 0 {
-		o.QuietPeriod = DefaultQuietPeriod
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.ViewportWidth <= 0 {
+		o.ViewportWidth = 1280
+	}
+	if o.ViewportHeight <= 0 {
+		o.ViewportHeight = 5000
 	}
 	if o.MaxRequests <= 0 {
 		o.MaxRequests = DefaultMaxRequests

@@ -31,13 +31,20 @@
 // are dismissed, popups stay blocked (and are closed should one appear),
 // downloads are denied and service workers bypassed for the page.
 //
-// A render has settled after the load event and Options.QuietPeriod with no
-// request in flight (WebSocket, EventSource and worker requests aside),
-// capped by Options.SettleTimeout and the caller's deadline. Render then
-// serializes the DOM, open shadow roots included, into a compare.Snapshot
-// with what the lane saw: the main document's status, headers, redirects
-// and timings, blocked requests by reason, console errors, uncaught
-// exceptions and failed requests.
+// A render ends when the page has no more work to do (settle.go): page
+// time runs virtually, standing still while requests are in flight and
+// jumping to the next timer otherwise, within a budget of page time
+// (Options.Budget, 5 s); a script installed at document start counts what
+// the page has scheduled (timers, intervals, animation frames, idle
+// callbacks, observers), the viewport is tall (Options.ViewportHeight) so
+// lazy sections are in view, and a frame is rendered whenever the page
+// changed so layout-triggered callbacks run. The snapshot says why the
+// render stopped (SettledBy: idle, budget, deadline, request_budget) and
+// how much page time the page used. Options.SettleTimeout and the caller's
+// deadline cap the wall time. Render then serializes the DOM, open shadow
+// roots included, into a compare.Snapshot with what the lane saw: the main
+// document's status, headers, redirects and timings, blocked requests by
+// reason, console errors, uncaught exceptions and failed requests.
 //
 // A page that never yields, exhausts its memory or crashes ends the render
 // with ErrRenderTimeout or ErrPageCrashed and its context is disposed of;

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/log"
@@ -25,6 +26,17 @@ func (a *audit) onEvent(ev any) {
 	switch e := ev.(type) {
 	case *network.EventRequestWillBeSent:
 		a.net.started(e, a.mainFrame)
+		if e.Type == network.ResourceTypeEventSource {
+			a.net.streamOpened(e.RequestID, true)
+		}
+	case *network.EventWebSocketCreated:
+		a.net.streamOpened(e.RequestID, false)
+	case *network.EventWebSocketFrameReceived:
+		a.net.streamHeard(e.RequestID)
+	case *network.EventEventSourceMessageReceived:
+		a.net.streamHeard(e.RequestID)
+	case *network.EventWebSocketClosed:
+		a.net.streamClosed(e.RequestID)
 	case *network.EventResponseReceived:
 		a.net.response(e)
 		if why := headerValue(e.Response.Headers, refusedHeader); why != "" {
@@ -32,7 +44,9 @@ func (a *audit) onEvent(ev any) {
 		}
 	case *network.EventLoadingFinished:
 		a.net.finished(e.RequestID)
+		a.net.streamClosed(e.RequestID)
 	case *network.EventLoadingFailed:
+		a.net.streamClosed(e.RequestID)
 		info, ok := a.net.finished(e.RequestID)
 		if ok && !e.Canceled && !a.rec.isBlocked(e.RequestID) {
 			a.rec.failed(info.url, e.Type, a.failReason(info.url, e.ErrorText))
@@ -67,6 +81,11 @@ func (a *audit) onEvent(ev any) {
 	case *log.EventEntryAdded:
 		if e.Entry.Level == log.EntryLevelError && !a.rec.isBlocked(e.Entry.NetworkRequestID) {
 			a.rec.console(e.Entry.Text)
+		}
+	case *emulation.EventVirtualTimeBudgetExpired:
+		select {
+		case a.budgetExpired <- struct{}{}:
+		default:
 		}
 	case *inspector.EventTargetCrashed:
 		a.pageGone(ErrPageCrashed)
@@ -133,6 +152,16 @@ func (r *recorder) block(id network.RequestID, u, reason, rule string) {
 	}
 	if len(r.blockedURLs) < maxBlockedURLs {
 		r.blockedURLs = append(r.blockedURLs, compare.BlockedRequest{URL: truncateURL(u), Reason: reason, Rule: rule})
+	}
+}
+
+// silence keeps a refused request that is not the page's (the favicon) out
+// of the failed requests and console errors.
+func (r *recorder) silence(id network.RequestID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if id != "" && len(r.blockedIDs) < 10000 {
+		r.blockedIDs[id] = true
 	}
 }
 

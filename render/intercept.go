@@ -45,7 +45,12 @@ func (a *audit) paused(ctx context.Context, e *fetch.EventRequestPaused) {
 		}
 		return
 	}
-	a.rec.block(e.NetworkID, e.Request.URL+e.Request.URLFragment, reason, rule)
+	if reason == reasonFavicon {
+		a.rec.silence(e.NetworkID)
+		a.net.uncount(e.NetworkID)
+	} else {
+		a.rec.block(e.NetworkID, e.Request.URL+e.Request.URLFragment, reason, rule)
+	}
 	if e.NetworkID != "" {
 		a.net.forget(e.NetworkID)
 	}
@@ -102,8 +107,8 @@ func (a *audit) decide(e *fetch.EventRequestPaused) (reason, rule string) {
 			return reason, ""
 		}
 	}
-	if e.ResourceType == network.ResourceTypeOther && wantsImage(e.Request.Headers) {
-		return ReasonImage, "" // favicons, which the browser fetches on its own
+	if favicon(e.ResourceType, e.Request.Headers) {
+		return reasonFavicon, ""
 	}
 	if r := extensionReason(u); r != "" && (e.ResourceType != network.ResourceTypeDocument || e.FrameID != a.mainFrame) {
 		// <object>, <embed> and <iframe> of an image or a video, whose
@@ -220,6 +225,16 @@ func (a *audit) navigations() int {
 	a.navMu.Lock()
 	defer a.navMu.Unlock()
 	return min(a.navs, MaxNavigations)
+}
+
+// reasonFavicon refuses the favicon the browser fetches by itself, after the
+// page loaded: not one of the page's requests, so neither counted nor listed
+// (its timing would make every report's counts a race).
+const reasonFavicon = "favicon"
+
+// favicon reports whether a request is the browser's own favicon fetch.
+func favicon(t network.ResourceType, h network.Headers) bool {
+	return t == network.ResourceTypeOther && wantsImage(h)
 }
 
 // wantsImage reports whether the request's Accept header asks for an image.

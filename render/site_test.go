@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"path"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -31,6 +32,7 @@ import (
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/internal/canary"
+	"lekta.dev/lekta/internal/testsite"
 )
 
 // testSuffix is the user agent suffix of the test browser.
@@ -246,6 +248,29 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		tp := v.(testPage)
 		w.Header().Set("Content-Type", tp.contentType)
 		io.WriteString(w, tp.body)
+	case strings.HasPrefix(p, "/slow/"):
+		// /slow/MS/PATH answers PATH after MS milliseconds; 0 never answers.
+		msText, rest, _ := strings.Cut(strings.TrimPrefix(p, "/slow/"), "/")
+		wait, _ := strconv.Atoi(msText)
+		var after <-chan time.Time
+		if wait > 0 {
+			after = time.After(time.Duration(wait) * time.Millisecond)
+		}
+		select {
+		case <-after:
+		case <-r.Context().Done():
+			return
+		}
+		http.ServeFile(w, r, filepath.Join(testsite.Dir(), filepath.FromSlash(path.Clean("/"+rest))))
+	case strings.HasPrefix(p, "/delayed/"), strings.HasPrefix(p, "/data/"):
+		// The delayed-content pages of the shared test site.
+		http.ServeFile(w, r, filepath.Join(testsite.Dir(), filepath.FromSlash(path.Clean(p))))
+	case p == "/events":
+		// Server-sent events: one message, then the stream stays open.
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: sse-hello\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
 	case p == "/sink":
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"sink":true}`)

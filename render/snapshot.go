@@ -10,7 +10,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
 	"lekta.dev/lekta/compare"
@@ -73,13 +72,13 @@ type domResult struct {
 
 // snapshot serializes the main frame's DOM.
 func (a *audit) snapshot(ctx context.Context) (domResult, error) {
-	world, err := cdp.Call(ctx, a.t.target, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: a.mainFrame, WorldName: "lekta"})
+	world, err := a.isolatedWorld(ctx)
 	if err != nil {
-		return domResult{}, fmt.Errorf("create isolated world: %w", err)
+		return domResult{}, err
 	}
 	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    fmt.Sprintf(snapshotJS, a.opts.MaxBodyBytes),
-		ContextID:     world.ExecutionContextID,
+		ContextID:     world,
 		ReturnByValue: new(true),
 		Silent:        new(true),
 	})
@@ -115,7 +114,7 @@ func cutUTF8(s string, n int) string {
 }
 
 // assemble builds the snapshot from the DOM and what the render recorded.
-func (a *audit) assemble(d domResult, settled bool) *compare.Snapshot {
+func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 	resp, redirects, docURL, requests := a.net.main()
 	s := &compare.Snapshot{
 		Lane:         compare.LaneRender,
@@ -150,7 +149,11 @@ func (a *audit) assemble(d domResult, settled bool) *compare.Snapshot {
 		FailedRequests:     append([]compare.FailedRequest(nil), a.rec.failures...),
 		Requests:           requests,
 		Navigations:        a.navigations(),
-		Settled:            settled,
+		Settled:            settled.settled(),
+		SettledBy:          settled.by,
+		PageTime:           settled.pageTime,
+		Budget:             a.opts.Budget,
+		PendingRequests:    settled.pending,
 		CookiesRefused:     use.cookies,
 		CredentialsRefused: use.credentials,
 	}

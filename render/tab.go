@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -32,6 +33,9 @@ type tab struct {
 	contextID cdp.BrowserContextID
 	log       *slog.Logger
 	once      sync.Once
+	opts      Options
+	// stateKey names the page-state script's property (settle.go).
+	stateKey string
 }
 
 // newTab creates a browser context and a page in it. ctx bounds the creation.
@@ -48,7 +52,7 @@ func (in *instance) newTab(ctx context.Context) (*tab, error) {
 		cp.ProxyServer = "http://" + p.addr()
 		cp.ProxyBypassList = "<-loopback>"
 	}))
-	t := &tab{ctx: tctx, cancel: cancel, proxy: p, log: in.b.log}
+	t := &tab{ctx: tctx, cancel: cancel, proxy: p, log: in.b.log, opts: o, stateKey: stateKey()}
 	// The first Do creates the context and the target and binds their life
 	// to tctx, so bound the creation by ctx separately.
 	stop := context.AfterFunc(ctx, cancel)
@@ -82,6 +86,16 @@ func (t *tab) setup(ctx context.Context, ua string) error {
 	}
 	if _, err := cdp.Call(ctx, t.target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua}); err != nil {
 		return fmt.Errorf("set user agent: %w", err)
+	}
+	if _, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: t.opts.ViewportWidth, Height: t.opts.ViewportHeight, DeviceScaleFactor: 1,
+	}); err != nil {
+		return fmt.Errorf("set viewport: %w", err)
+	}
+	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: fmt.Sprintf(pageStateJS, t.stateKey),
+	}); err != nil {
+		return fmt.Errorf("install the page-state script: %w", err)
 	}
 	// chromedp mirrors the DOM and tracks style sheets for its query
 	// actions; the lane uses neither, so spare the CPU.

@@ -1,9 +1,7 @@
 package render
 
 import (
-	"context"
 	"sync"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -11,18 +9,20 @@ import (
 	"lekta.dev/lekta/compare"
 )
 
-// netTracker follows the page's requests to decide when it has settled
-// (load event, then no request in flight for the quiet period), and keeps
-// what the main document's responses said.
+// netTracker follows the page's requests (what is in flight, for the
+// completeness rule and the report) and keeps what the main document's
+// responses said.
 type netTracker struct {
-	mu         sync.Mutex
-	now        func() time.Time
-	inflight   map[network.RequestID]reqInfo
-	gone       map[network.RequestID]bool // blocked: their end may never be reported
-	requests   int
-	loaded     bool
-	lastChange time.Time
-	changed    chan struct{}
+	mu       sync.Mutex
+	open     map[network.RequestID]reqInfo
+	gone     map[network.RequestID]bool // blocked: their end may never be reported
+	requests int
+	loaded   bool
+	streams  map[network.RequestID]*stream
+	// counted and uncounted keep the browser's own requests out of requests.
+	counted, uncounted map[network.RequestID]bool
+	// changed wakes a wait for a stream's first message.
+	changed chan struct{}
 
 	// main document of the current main-frame navigation
 	mainReqID network.RequestID
@@ -42,11 +42,11 @@ type reqInfo struct {
 const maxGone = 10000
 
 func (n *netTracker) init() {
-	n.now = time.Now
-	n.inflight = make(map[network.RequestID]reqInfo)
+	n.open = make(map[network.RequestID]reqInfo)
 	n.gone = make(map[network.RequestID]bool)
 	n.changed = make(chan struct{}, 1)
-	n.lastChange = n.now()
+	n.counted = make(map[network.RequestID]bool)
+	n.uncounted = make(map[network.RequestID]bool)
 }
 
 // longLived are request types that stay open by design and never hold up
@@ -59,8 +59,12 @@ func longLived(t network.ResourceType) bool {
 func (n *netTracker) started(e *network.EventRequestWillBeSent, mainFrame cdp.FrameID) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.uncounted[e.RequestID] {
+		return // the browser's, not the page's (see reasonFavicon)
+	}
 	if e.RedirectResponse == nil {
 		n.requests++
+		n.counted[e.RequestID] = true
 	}
 	if e.Type == network.ResourceTypeDocument && e.FrameID == mainFrame {
 		if e.RedirectResponse != nil && e.RequestID == n.mainReqID {
@@ -79,8 +83,7 @@ func (n *netTracker) started(e *network.EventRequestWillBeSent, mainFrame cdp.Fr
 	if longLived(e.Type) || e.LoaderID == "" || n.gone[e.RequestID] {
 		return
 	}
-	n.inflight[e.RequestID] = reqInfo{url: e.Request.URL, typ: e.Type, loader: e.LoaderID}
-	n.touch()
+	n.open[e.RequestID] = reqInfo{url: e.Request.URL, typ: e.Type, loader: e.LoaderID}
 }
 
 // response records Network.responseReceived of the main document.
@@ -97,12 +100,26 @@ func (n *netTracker) response(e *network.EventResponseReceived) {
 func (n *netTracker) finished(id network.RequestID) (reqInfo, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	info, ok := n.inflight[id]
+	info, ok := n.open[id]
 	if ok {
-		delete(n.inflight, id)
-		n.touch()
+		delete(n.open, id)
 	}
 	return info, ok
+}
+
+// uncount takes the browser's own request id (its favicon) out of the
+// page's request count, whether or not its start was seen yet.
+func (n *netTracker) uncount(id network.RequestID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.counted[id] {
+		n.requests--
+		delete(n.counted, id)
+	}
+	if len(n.uncounted) < maxGone {
+		n.uncounted[id] = true
+	}
+	delete(n.open, id)
 }
 
 // forget stops waiting for a request the lane blocked: Chromium does not
@@ -113,9 +130,8 @@ func (n *netTracker) forget(id network.RequestID) {
 	if len(n.gone) < maxGone {
 		n.gone[id] = true
 	}
-	if _, ok := n.inflight[id]; ok {
-		delete(n.inflight, id)
-		n.touch()
+	if _, ok := n.open[id]; ok {
+		delete(n.open, id)
 	}
 }
 
@@ -123,10 +139,7 @@ func (n *netTracker) forget(id network.RequestID) {
 func (n *netTracker) setLoaded(v bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.loaded != v {
-		n.loaded = v
-		n.touch()
-	}
+	n.loaded = v
 }
 
 // navigated records a committed main-frame navigation. Requests of the
@@ -136,65 +149,26 @@ func (n *netTracker) navigated(u string, loader cdp.LoaderID) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.docURL = u
-	for id, r := range n.inflight {
+	for id, r := range n.open {
 		if r.loader != loader {
-			delete(n.inflight, id)
+			delete(n.open, id)
 		}
 	}
-	n.touch()
 }
 
-// touch notes a change. n.mu is held.
-func (n *netTracker) touch() {
-	n.lastChange = n.now()
-	select {
-	case n.changed <- struct{}{}:
-	default:
-	}
-}
-
-// idleFor reports how long the page has been loaded with nothing in flight.
-func (n *netTracker) idleFor() (time.Duration, bool) {
+// quiet reports whether the main frame has loaded and none of the page's
+// requests is in flight (WebSocket, EventSource and worker requests aside).
+func (n *netTracker) quiet() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if !n.loaded || len(n.inflight) > 0 {
-		return 0, false
-	}
-	return n.now().Sub(n.lastChange), true
-}
-
-// settle waits until the page has been idle for quiet, and reports false
-// when the deadline or ctx came first.
-func (n *netTracker) settle(ctx context.Context, deadline time.Time, quiet time.Duration) bool {
-	limit := time.NewTimer(time.Until(deadline))
-	defer limit.Stop()
-	wait := time.NewTimer(time.Hour)
-	defer wait.Stop()
-	for {
-		idle, ok := n.idleFor()
-		if ok && idle >= quiet {
-			return true
-		}
-		wait.Stop()
-		if ok {
-			wait.Reset(quiet - idle)
-		}
-		select {
-		case <-n.changed:
-		case <-wait.C:
-		case <-limit.C:
-			return false
-		case <-ctx.Done():
-			return false
-		}
-	}
+	return n.loaded && len(n.open) == 0
 }
 
 // pending describes what holds settling up, for the log.
 func (n *netTracker) pending() (loaded bool, urls []string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, r := range n.inflight {
+	for _, r := range n.open {
 		if len(urls) == 10 {
 			break
 		}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"context"
 	"net/url"
 	"slices"
 	"strings"
@@ -167,9 +166,9 @@ func TestTTFB(t *testing.T) {
 	}
 }
 
-// TestSettle covers the completeness rule: loaded, then nothing in flight
-// for the quiet period; long-lived and worker requests do not count.
-func TestSettle(t *testing.T) {
+// TestTrackerQuiet covers the network half of the completeness rule:
+// loaded, and nothing in flight; long-lived and worker requests do not count.
+func TestTrackerQuiet(t *testing.T) {
 	t.Parallel()
 	const main = "F"
 	req := func(id string, typ network.ResourceType, loader string) *network.EventRequestWillBeSent {
@@ -218,10 +217,9 @@ func TestSettle(t *testing.T) {
 			var n netTracker
 			n.init()
 			tc.setup(&n)
-			ctx := context.Background()
-			if got := n.settle(ctx, time.Now().Add(300*time.Millisecond), 20*time.Millisecond); got != tc.want {
+			if got := n.quiet(); got != tc.want {
 				loaded, pending := n.pending()
-				t.Errorf("settled = %v, want %v (loaded %v, pending %v)", got, tc.want, loaded, pending)
+				t.Errorf("quiet = %v, want %v (loaded %v, pending %v)", got, tc.want, loaded, pending)
 			}
 		})
 	}

@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	n := fs.Int("n", 10, "warm audits per page")
 	cold := fs.Int("cold", 3, "cold chromium --dump-dom runs per page")
 	chromium := fs.String("chromium", "", "browser binary")
-	quiet := fs.Duration("quiet", render.DefaultQuietPeriod, "network quiet period that settles a render (the product uses the default)")
+	budget := fs.Duration("budget", render.DefaultBudget, "page time a render grants the page (the product uses the default)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	id := policy.DefaultIdentity()
-	browser, err := render.Start(ctx, render.Options{ExecPath: *chromium, Dial: guard.DialContext, CheckURL: guard.CheckURL, UASuffix: id.RenderSuffix(), QuietPeriod: *quiet})
+	browser, err := render.Start(ctx, render.Options{ExecPath: *chromium, Dial: guard.DialContext, CheckURL: guard.CheckURL, UASuffix: id.RenderSuffix(), Budget: *budget})
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	slices.Sort(ratios)
-	fmt.Fprintf(out, "\nmedian warm audit / cold dump-dom: %.2f (target: at most 0.33; quiet period %s)\n", ratios[len(ratios)/2], *quiet)
+	fmt.Fprintf(out, "\nmedian warm audit / cold dump-dom: %.2f (budget %s of page time)\n", ratios[len(ratios)/2], *budget)
 	return nil
 }
 

@@ -86,6 +86,7 @@ func TestAuditCLIBadInput(t *testing.T) {
 		{"loopback", []string{"audit", "http://127.0.0.1/"}, exitBadInput, "loopback"},
 		{"bad flag", []string{"audit", "--rate", "lots", "http://example.com/"}, exitBadInput, "--rate"},
 		{"bad resolve", []string{"audit", "--resolve", "nonsense", "http://example.com/"}, exitBadInput, "--resolve"},
+		{"bad render budget", []string{"audit", "--render-budget", "10ms", "http://example.com/"}, exitBadInput, "--render-budget"},
 		{"bad env", []string{"audit", "http://example.com/"}, exitBadInput, "LEKTA_TIMEOUT"},
 		{"browser missing", []string{"audit", "--chromium", "/nonexistent/chromium", "http://example.com/"}, exitNotRun, "chromium"},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/render"
@@ -16,9 +17,10 @@ import (
 type lazyBrowser struct {
 	opts render.Options
 
-	mu     sync.Mutex
-	b      *render.Browser
-	closed bool
+	mu      sync.Mutex
+	b       *render.Browser
+	closed  bool
+	warming bool // Warm was called
 }
 
 // start returns the running browser, launching it on the first call; a
@@ -37,6 +39,27 @@ func (l *lazyBrowser) start(ctx context.Context) (*render.Browser, error) {
 		l.b = b
 	}
 	return l.b, nil
+}
+
+// warmTimeout bounds a start the auditor asked for ahead of the render.
+const warmTimeout = time.Minute
+
+// Warm starts the browser in the background, so it comes up while
+// robots.txt and the plain lane run; Render then finds it started (or
+// waits for the start, or tries again if it failed).
+func (l *lazyBrowser) Warm() {
+	l.mu.Lock()
+	started := l.b != nil || l.closed || l.warming
+	l.warming = true
+	l.mu.Unlock()
+	if started {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
+		defer cancel()
+		_, _ = l.start(ctx)
+	}()
 }
 
 // Render implements audit.Renderer, starting the browser if need be.

@@ -34,6 +34,8 @@ type config struct {
 	allowPort listFlag
 	deny      listFlag
 	chromium  string
+	// renderBudget is the page time the render lane grants a page.
+	renderBudget time.Duration
 
 	redisURL     string
 	redisCluster bool
@@ -53,6 +55,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.Var(&c.allowPort, "allow-port", "PORT (repeatable): allow targets on this port besides 80 and 443")
 	fs.Var(&c.deny, "deny", "CIDR or IP (repeatable): refuse these addresses too (e.g. your own VPC ranges)")
 	fs.StringVar(&c.chromium, "chromium", "", "browser binary (default: chromium, chromium-browser or google-chrome on PATH)")
+	fs.DurationVar(&c.renderBudget, "render-budget", render.DefaultBudget, "page time the render lane grants a page: content that timers, fetch() chains and scrolling produce within it is seen")
 	c.databaseFlags.register(fs)
 	fs.StringVar(&c.redisURL, "redis-url", "", "redis://… hot state (limits, cache, in-flight audits) shared by every instance; without it, in the SQLite file in --data-dir")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", cache.DefaultPrefix, "start of every Redis key, so several deployments (or test runs) can share one Redis; no braces")
@@ -117,6 +120,9 @@ func (c *config) limits() (cache.Limits, error) {
 	}
 	if c.timeout <= 0 {
 		return l, fmt.Errorf("--timeout %s: must be positive", c.timeout)
+	}
+	if c.renderBudget < 100*time.Millisecond || c.renderBudget > time.Minute {
+		return l, fmt.Errorf("--render-budget %s: must be between 100ms and 1m", c.renderBudget)
 	}
 	l.Windows, l.Concurrency, l.CacheTTL, l.ReportTTL = ws, c.concurrency, c.cacheTTL, c.reportTTL
 	l.LeaseTTL = c.timeout + leaseMargin
@@ -194,7 +200,7 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 	p.sweep.records, p.sweep.logger = p.records, logger
 	p.lazy = &lazyBrowser{opts: render.Options{
 		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
-		UASuffix: p.identity.RenderSuffix(), Logger: logger,
+		UASuffix: p.identity.RenderSuffix(), Logger: logger, Budget: c.renderBudget,
 	}}
 	p.auditor, err = audit.New(audit.Config{
 		Guard: g, Renderer: p.lazy, Store: p.store, Token: p.identity.Token,

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -112,7 +113,34 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveRobots(w, host)
 		return
 	}
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/slow/"); ok {
+		s.serveSlow(w, r, rest)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// serveSlow answers /slow/MS/PATH with the file at PATH after MS
+// milliseconds; MS 0 never answers (until the client goes).
+func (s *Site) serveSlow(w http.ResponseWriter, r *http.Request, rest string) {
+	msText, file, _ := strings.Cut(rest, "/")
+	ms, err := strconv.Atoi(msText)
+	if err != nil || ms < 0 {
+		http.NotFound(w, r)
+		return
+	}
+	var after <-chan time.Time
+	if ms > 0 {
+		after = time.After(time.Duration(ms) * time.Millisecond)
+	}
+	select {
+	case <-after:
+	case <-r.Context().Done():
+		return
+	}
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = "/" + file
+	s.mux.ServeHTTP(w, r2)
 }
 
 func (s *Site) serveRobots(w http.ResponseWriter, host string) {

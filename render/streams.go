@@ -1,0 +1,95 @@
+package render
+
+import (
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+)
+
+// Long-lived connections (WebSocket, EventSource) stay open by design, so
+// they cannot hold a render up until they end. A page that opened one is
+// usually waiting for its first message, though; the completeness rule
+// waits up to streamGrace of wall time for that, and no longer.
+
+// streamGrace is how long a stream may take to deliver its first message.
+const streamGrace = 500 * time.Millisecond
+
+// stream is one open long-lived connection.
+type stream struct {
+	opened time.Time
+	// heard is set once a message arrived.
+	heard bool
+	// fetch marks an EventSource: to Chromium a request that never ends,
+	// which would hold page time still (see grantPolicy).
+	fetch bool
+}
+
+// streamOpened records a WebSocket or EventSource.
+func (n *netTracker) streamOpened(id network.RequestID, fetch bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.streams == nil {
+		n.streams = make(map[network.RequestID]*stream)
+	}
+	if len(n.streams) < maxGone {
+		n.streams[id] = &stream{opened: time.Now(), fetch: fetch}
+	}
+}
+
+// streamHeard records a message on a stream.
+func (n *netTracker) streamHeard(id network.RequestID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if s := n.streams[id]; s != nil && !s.heard {
+		s.heard = true
+		n.signal()
+	}
+}
+
+// streamClosed forgets a stream.
+func (n *netTracker) streamClosed(id network.RequestID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.streams[id]; ok {
+		delete(n.streams, id)
+		n.signal()
+	}
+}
+
+// streamWait is how long to wait for an open stream's first message (0:
+// every stream has spoken, or waited long enough).
+func (n *netTracker) streamWait() time.Duration {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var wait time.Duration
+	for _, s := range n.streams {
+		if !s.heard {
+			wait = max(wait, streamGrace-time.Since(s.opened))
+		}
+	}
+	return max(wait, 0)
+}
+
+// onlyStreams reports whether an EventSource is open and nothing else is
+// in flight: Chromium would then hold page time still for good.
+func (n *netTracker) onlyStreams() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.open) > 0 {
+		return false
+	}
+	for _, s := range n.streams {
+		if s.fetch {
+			return true
+		}
+	}
+	return false
+}
+
+// signal wakes a streamWait waiter; n.mu is held.
+func (n *netTracker) signal() {
+	select {
+	case n.changed <- struct{}{}:
+	default:
+	}
+}
