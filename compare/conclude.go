@@ -100,7 +100,8 @@ func Conclude(findings []Finding, cmp *Verdict, compared bool, rows []CrawlerRow
 			parts = append(parts, cmp.Summary)
 		}
 	}
-	if s := CrawlerSummary(rows); s != "" {
+	// A disallowed page's lead already names the crawlers robots.txt stops.
+	if s := CrawlerSummary(rows); s != "" && !(ok && lead.Code == CodeRobotsDisallowed) {
 		parts = append(parts, s)
 	}
 	if len(parts) == 0 {

@@ -46,6 +46,8 @@ func Duration(d time.Duration) string {
 		fallthrough
 	case d < time.Second:
 		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	case d < 10*time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%d s", d/time.Second)
 	case d < 10*time.Second:
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}

@@ -34,7 +34,7 @@ func TestSizeAndDuration(t *testing.T) {
 		d    time.Duration
 		want string
 	}{
-		{0, "0 ms"}, {-time.Second, "0 ms"}, {850 * time.Millisecond, "850 ms"}, {1200 * time.Millisecond, "1.2 s"},
+		{0, "0 ms"}, {-time.Second, "0 ms"}, {850 * time.Millisecond, "850 ms"}, {1200 * time.Millisecond, "1.2 s"}, {time.Second, "1 s"},
 		{9990 * time.Millisecond, "10.0 s"}, {41100 * time.Millisecond, "42 s"}, {time.Minute, "1 min"},
 		{125 * time.Second, "2 min 5 s"}, {time.Hour, "1 h"}, {65 * time.Minute, "1 h 5 min"},
 	} {
