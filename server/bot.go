@@ -36,6 +36,10 @@ type Policy struct {
 	// PrivateAllowed is true when the operator let the guard dial some
 	// private or loopback addresses (--allow-addr, for local testing).
 	PrivateAllowed bool
+	// Typical are the configured bounds of a typical audit's duration,
+	// shown until this instance has measured enough audits of its own
+	// (default DefaultTypical).
+	Typical [2]time.Duration
 }
 
 // botView is what bot.html renders.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/compare"
 )
 
 //go:embed web
@@ -144,7 +145,8 @@ func (s *Server) reportPage() http.Handler {
 			state, since := running.state()
 			s.pages.renderPage(w, http.StatusOK, "progress", layout{Title: "Auditing…", Refresh: 2, NoIndex: true,
 				Data: progressView{ID: id, URL: running.url, State: state,
-					Elapsed: human(s.cfg.Now().Sub(since).Truncate(time.Second))}})
+					Elapsed: compare.Duration(s.cfg.Now().Sub(since).Truncate(time.Second)),
+					Steps:   stepViews(s.steps.at(id)), Typical: s.durations.typical()}})
 		case err != nil:
 			e := errorFor(err)
 			if e.Code == codeNotFound {

@@ -56,9 +56,12 @@ func TestFormToReport(t *testing.T) {
 		re   string
 	}{
 		{"verdict before the table", `(?s)id="verdict".*id="text-share">\d+%</strong>.*id="link-share">\d+%</strong>.*id="fields"`},
-		{"title differs, side by side", `(?s)<tr id="field-title" class="differs only_render">.*<td class="plain"><span class="empty">\(none\)</span></td><td class="render">Rendered title</td>`},
+		{"title differs, side by side, in words", `(?s)<tr id="field-title" class="differs only_render"><th scope="row" class="field">Title <span class="change">only after JavaScript</span></th><td class="plain" data-lane="Plain"><span class="empty">\(none\)</span></td><td class="render" data-lane="Rendered">Rendered title</td>`},
+		{"field names in words", `<th scope="row" class="field">Meta description`},
 		{"h1 same in both lanes", `<tr id="field-h1" class="same">`},
-		{"finding with explanation", `(?s)<code>title.render_only</code>.*class="explain">The &lt;title&gt; exists only after JavaScript runs`},
+		{"finding in words, code small, message once", `(?s)<dt id="finding-title.render_only">Title: only after JavaScript <code class="code">title.render_only</code></dt>\s*<dd><p class="message">The title “Rendered title” is set by JavaScript;[^<]*</p>`},
+		{"verdict box coloured by the worst finding", `<section class="verdict verdict-critical" id="verdict"`},
+		{"verdict opens with the worst finding", `<p class="summary">The title “Rendered title” is set by JavaScript;`},
 		{"critical group first", `(?s)sev-critical.*sev-(warning|info)`},
 		{"render-only link listed", `(?s)Links only in the rendered page.*http://shop.example/cart.html`},
 		{"blocked requests", `<li>image: 2</li>`},

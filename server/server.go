@@ -86,9 +86,13 @@ type Server struct {
 	pool    *pool
 	clients *clientLimiter
 	metrics *metrics
-	pages   *pages
-	mux     *http.ServeMux
-	handler http.Handler
+	steps   *steps
+	// durations are the recent audits' wall times, for /bot and the
+	// progress page.
+	durations *durations
+	pages     *pages
+	mux       *http.ServeMux
+	handler   http.Handler
 }
 
 // New validates cfg, starts the pool's workers and returns the Server.
@@ -118,7 +122,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now)}
+	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now), steps: newSteps(),
+		durations: newDurations(cfg.Policy.Typical)}
 	s.pool = newPool(cfg.Queue, cfg.Now)
 	s.metrics = newMetrics(s.pool, cfg.ContextsInUse)
 	s.mux = s.routes()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"time"
 
 	"lekta.dev/lekta/audit"
 )
@@ -74,6 +75,7 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		}
 		return submission{id: t.ID, run: r}, nil
 	}
+	s.steps.watch(t)
 	if !s.pool.enqueue(r) {
 		// Shutdown began during Submit: finish at once, without contacting
 		// the site, so the host's lease is released.
@@ -107,6 +109,7 @@ func (s *Server) count(trigger audit.Trigger, outcome, host, id string) {
 // finishRun runs or joins r's audit on a worker and records how it ended.
 func (s *Server) finishRun(ctx context.Context, r *run) {
 	rep, err := s.cfg.Auditor.Finish(ctx, r.ticket)
+	s.steps.done(r.id)
 	r.mu.Lock()
 	r.report, r.err = rep, err
 	r.mu.Unlock()
@@ -117,6 +120,9 @@ func (s *Server) finishRun(ctx context.Context, r *run) {
 	if rep != nil {
 		outcome = string(rep.Status)
 		s.metrics.observe(rep)
+		if rep.Status.Ran() {
+			s.durations.add(time.Duration(rep.DurationMS) * time.Millisecond)
+		}
 	}
 	s.metrics.audits.WithLabelValues(string(r.trigger), outcome).Inc()
 	s.logAudit(r.id, r.host, r.trigger, outcome, rep)
