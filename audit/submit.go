@@ -215,3 +215,23 @@ func per(d time.Duration) string {
 func unavailable(err error) error {
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
+
+// Cached returns the fresh cached report of rawURL without admitting an
+// audit or charging any limit, or nil when there is none. The server asks
+// it for a client over its own submission limit: an answer from the cache
+// costs the site nothing, so it counts against no limit. Errors:
+// policy.ErrInvalidURL, policy.ErrTargetRefused, ErrUnavailable.
+func (a *Auditor) Cached(ctx context.Context, rawURL string) (*Report, error) {
+	target, err := a.cfg.Guard.ParseTarget(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	e, ok, err := a.cfg.Store.Lookup(ctx, target.String())
+	switch {
+	case err != nil:
+		return nil, unavailable(err)
+	case !ok:
+		return nil, nil
+	}
+	return cachedReport(e)
+}

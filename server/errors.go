@@ -7,10 +7,12 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
 )
 
@@ -95,16 +97,21 @@ func notFound() *apiError {
 		Message: "no report has this id (reports expire, and ids cannot be guessed)"}
 }
 
-func clientLimited(wait time.Duration) *apiError {
+func clientLimited(wait time.Duration, windows []cache.Window) *apiError {
+	wait = max(time.Second, time.Duration(math.Ceil(wait.Seconds()))*time.Second)
+	var limits []string
+	for _, w := range windows {
+		limits = append(limits, fmt.Sprintf("%d per %s", w.N, compare.Duration(w.Per)))
+	}
 	return &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, RetryAfter: wait,
-		Message: fmt.Sprintf("you have submitted too many audits; retry in %ds",
-			max(1, int64(math.Ceil(wait.Seconds())))), outcome: outcomeClientLimited}
+		Message: fmt.Sprintf("You have submitted more audits than this service takes from one address (%s); try again in %s.",
+			strings.Join(limits, ", "), compare.Duration(wait)), outcome: outcomeClientLimited}
 }
 
 func hostLimited(rep *audit.Report) *apiError {
 	msg := rep.Reason
 	if msg == "" {
-		msg = "the per-host limits refused this audit"
+		msg = "The per-host limits refused this audit."
 	}
 	return &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, Message: msg,
 		RetryAfter: time.Duration(rep.RetryAfterS) * time.Second, outcome: outcomeRateLimited}

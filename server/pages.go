@@ -10,6 +10,7 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
 )
 
 //go:embed web
@@ -114,7 +115,9 @@ func (s *Server) submitForm() http.Handler {
 			fail("", badRequest("the form could not be read"))
 			return
 		}
-		raw := r.PostForm.Get("url")
+		// As a browser's address bar does, a typed address without a
+		// scheme is taken as https://.
+		raw := policy.WithDefaultScheme(r.PostForm.Get("url"))
 		if raw == "" {
 			fail("", &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: "enter the address of a page"})
 			return

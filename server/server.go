@@ -45,6 +45,9 @@ type Auditor interface {
 	Finish(ctx context.Context, t *audit.Ticket) (*audit.Report, error)
 	// Report returns a stored report, or audit.ErrNotFound.
 	Report(ctx context.Context, id string) (*audit.Report, error)
+	// Cached returns a fresh cached report of a URL without charging any
+	// limit, or nil.
+	Cached(ctx context.Context, rawURL string) (*audit.Report, error)
 }
 
 var _ Auditor = (*audit.Auditor)(nil)

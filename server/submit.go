@@ -16,6 +16,8 @@ type submission struct {
 	id    string
 	ready *audit.Report
 	run   *run
+	// joined: the submission joined the same URL's audit already running.
+	joined bool
 }
 
 // Outcomes of a submission that did not start or join an audit, as the
@@ -36,10 +38,18 @@ const (
 // slot, then the auditor's decision. Errors are *apiError.
 func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, client string) (submission, error) {
 	host := hostOf(raw)
-	if wait, ok := s.clients.allow(client); !ok {
+	wait, ok := s.clients.allow(client)
+	if !ok {
+		// An answer from the cache costs the site nothing and counts
+		// against no limit, this client's own included.
+		if rep, err := s.cfg.Auditor.Cached(ctx, raw); err == nil && rep != nil {
+			s.metrics.cacheHits.Inc()
+			s.count(trigger, outcomeCached, hostOf(rep.URL), rep.ID)
+			return submission{id: rep.ID, ready: rep}, nil
+		}
 		s.count(trigger, outcomeClientLimited, host, "")
 		s.metrics.refusals.WithLabelValues(reasonClient).Inc()
-		return submission{}, clientLimited(wait)
+		return submission{}, clientLimited(wait, s.cfg.ClientRate)
 	}
 	if err := s.pool.reserve(); err != nil {
 		s.count(trigger, outcomeQueueFull, host, "")
@@ -57,6 +67,9 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 	}
 	if rep := t.Ready(); rep != nil {
 		s.pool.release()
+		if rep.Status != audit.StatusRateLimited {
+			s.clients.refund(client) // from the cache: no submission to count
+		}
 		return s.answered(t, rep)
 	}
 	host = hostOf(t.URL)
@@ -66,14 +79,14 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		s.count(trigger, outcomeJoined, host, t.ID)
 		if local := s.pool.lookup(t.ID); local != nil {
 			s.pool.release()
-			return submission{id: t.ID, run: local}, nil
+			return submission{id: t.ID, run: local, joined: true}, nil
 		}
 		r.remote = true
 		if !s.pool.wait(r, s.finishRun) {
 			s.pool.release()
 			return submission{}, queueRefusal(errStopping)
 		}
-		return submission{id: t.ID, run: r}, nil
+		return submission{id: t.ID, run: r, joined: true}, nil
 	}
 	s.steps.watch(t)
 	if !s.pool.enqueue(r) {
