@@ -31,6 +31,9 @@ func wantVerdict(tb testing.TB, r *Report, lead string, severity compare.Severit
 	if r.Verdict == nil {
 		tb.Fatalf("no verdict: %s", describe(r))
 	}
+	if b, err := r.Encode(); err != nil || validateReport(tb, b) != nil {
+		tb.Errorf("the report does not match openapi.json: %v %v", err, validateReport(tb, b))
+	}
 	if !strings.HasPrefix(r.Verdict.Summary, lead) {
 		tb.Errorf("verdict %q does not open with %q", r.Verdict.Summary, lead)
 	}
