@@ -23,6 +23,7 @@ var pageFiles = map[string]string{
 	"progress": "web/progress.html",
 	"bot":      "web/bot.html",
 	"notfound": "web/notfound.html",
+	"api":      "web/api.html",
 }
 
 // pages holds the parsed templates, one set per page on a shared layout.
@@ -73,6 +74,8 @@ func pageTitle(name string) string {
 		return "What do AI crawlers miss?"
 	case "bot":
 		return "LektaBot"
+	case "api":
+		return "API reference"
 	}
 	return "Lekta"
 }

@@ -14,6 +14,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /api/v1/audits", s.createAudit())
 	mux.Handle("GET /api/v1/audits/{id}", s.getAudit())
 	mux.Handle("GET /api/v1/openapi.json", staticFile("web/openapi.json", "application/json"))
+	mux.Handle("GET /api", s.apiReference)
 
 	mux.Handle("GET /healthz", healthz())
 	mux.Handle("GET /readyz", s.readyz())

@@ -96,6 +96,8 @@ type Server struct {
 	pages     *pages
 	mux       *http.ServeMux
 	handler   http.Handler
+	// apiReference is /api, rendered from openapi.json.
+	apiReference http.Handler
 }
 
 // New validates cfg, starts the pool's workers and returns the Server.
@@ -127,6 +129,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now), steps: newSteps(),
 		durations: newDurations(cfg.Policy.Typical)}
+	if s.apiReference, err = apiPage(pg); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s.pool = newPool(cfg.Queue, cfg.Now)
 	s.metrics = newMetrics(s.pool, cfg.ContextsInUse)
 	s.mux = s.routes()
