@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -122,11 +121,4 @@ func human(d time.Duration) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// botPage serves /bot from the policy in force.
-func botPage(pg *pages, p Policy) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		pg.render(w, r, http.StatusOK, "bot", p.view())
-	})
 }

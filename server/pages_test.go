@@ -241,3 +241,65 @@ func TestMetricsCount(t *testing.T) {
 		}
 	}
 }
+
+// TestBotPolicyPage: /bot against the published operator policy — the
+// version and date in force with the dated log, the basis, the final URL
+// graded, when robots.txt changes take effect, the example groups, the
+// Crawl-delay note, the verification section, what Disallow does (never
+// "keeps LektaBot away" unqualified), the typical duration (configured
+// bounds, then measured here), and the contact or its absence.
+func TestBotPolicyPage(t *testing.T) {
+	h := newHarness(t)
+	changes, err := policyChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, b := h.do("GET", "/bot", "", nil)
+	wantStatus(t, resp, b, http.StatusOK)
+	page := string(b)
+	for _, want := range []string{
+		"Policy version <strong>" + changes[0].Version + "</strong>, in force since <time datetime=\"" + changes[0].Date.Format(time.DateOnly) + "\">",
+		"RFC 9309", "§2.2", "RFC 9110", "§15.3.1",
+		"The final URL after redirects is the one graded",
+		"take effect on the next fresh audit",
+		"User-agent: LektaBot\nDisallow: /admin/\nDisallow: /checkout/\nAllow: /",
+		`id="crawl-delay"`, "publishes no list of source addresses", "no reverse-DNS zone",
+		"a scheduled re-audit of a disallowed URL is skipped entirely",
+		"the block is written at the top of its report",
+		`<span id="typical-value">5 s to 30 s</span> (the configured bounds`,
+		`<span id="no-contact">the operator of this instance has not published a contact</span>`,
+		"2026-12-01</time> · version 1.2</dt><dd>While rendering, only GET and HEAD",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("/bot lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"keeps LektaBot away", "keep LektaBot away", "stricter than any"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("/bot says %q", bad)
+		}
+	}
+	// Measured figures replace the bounds once enough audits ran here.
+	for i := range durationsEnough {
+		h.srv.durations.add(time.Duration(2+i%3) * time.Second)
+	}
+	_, b = h.do("GET", "/bot", "", nil)
+	if !strings.Contains(string(b), `<span id="typical-value">3 s to 4 s</span> (the median to the 95th percentile of the last 20 audits`) {
+		t.Errorf("/bot does not show the measured duration:\n%s", b)
+	}
+}
+
+func TestPolicyChangeLog(t *testing.T) {
+	changes, err := policyChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range changes {
+		if c.Version == "" || c.What == "" || c.Date.IsZero() {
+			t.Errorf("entry %d incomplete: %+v", i, c)
+		}
+		if i > 0 && c.Version == changes[i-1].Version {
+			t.Errorf("version %s listed twice", c.Version)
+		}
+	}
+}

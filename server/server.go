@@ -98,6 +98,8 @@ type Server struct {
 	handler   http.Handler
 	// apiReference is /api, rendered from openapi.json.
 	apiReference http.Handler
+	// botPolicy is /bot.
+	botPolicy http.Handler
 }
 
 // New validates cfg, starts the pool's workers and returns the Server.
@@ -130,6 +132,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now), steps: newSteps(),
 		durations: newDurations(cfg.Policy.Typical)}
 	if s.apiReference, err = apiPage(pg); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if s.botPolicy, err = botPage(pg, cfg.Policy, s.durations); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.pool = newPool(cfg.Queue, cfg.Now)
