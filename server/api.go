@@ -93,6 +93,7 @@ func (s *Server) createAudit() http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		raw, err := readURL(w, r)
 		if err != nil {
+			s.countInvalid(audit.TriggerAPI, err)
 			writeError(w, err)
 			return
 		}

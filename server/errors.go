@@ -89,7 +89,7 @@ func errorFor(err error) *apiError {
 }
 
 func badRequest(msg string) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Code: codeBadRequest, Message: msg}
+	return &apiError{Status: http.StatusBadRequest, Code: codeBadRequest, Message: msg, outcome: codeBadRequest}
 }
 
 func notFound() *apiError {

@@ -105,12 +105,15 @@ func (s *Server) submitForm() http.Handler {
 	ttl := human(s.cfg.Policy.Limits.CacheTTL)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail := func(raw string, e *apiError) {
+			if e.outcome == "" {
+				s.countInvalid(audit.TriggerForm, e)
+			}
 			e.setRetryAfter(w.Header())
 			s.pages.render(w, r, e.Status, "form", formView{URL: raw, Error: e.Message, Code: e.Code, CacheTTL: ttl})
 		}
 		if err := cop.Check(r); err != nil {
 			fail("", &apiError{Status: http.StatusForbidden, Code: codeForbidden,
-				Message: "this form only accepts submissions from its own pages"})
+				Message: "This form only accepts submissions from its own pages."})
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
@@ -122,7 +125,7 @@ func (s *Server) submitForm() http.Handler {
 		// scheme is taken as https://.
 		raw := policy.WithDefaultScheme(r.PostForm.Get("url"))
 		if raw == "" {
-			fail("", &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: "enter the address of a page"})
+			fail("", &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: "Enter the address of a page."})
 			return
 		}
 		sub, err := s.submit(r.Context(), raw, audit.TriggerForm, clientAddr(r, s.cfg.TrustedProxies))

@@ -221,12 +221,18 @@ func TestMetricsCount(t *testing.T) {
 	h.post("http://shop.example/js-title.html") // cached
 	h.post("http://shop.example/index.html")    // 1/1m window
 	h.postForm("http://10.1.2.3/", nil)         // refused
+	h.postForm("", nil)                         // no address
+	h.do("POST", "/api/v1/audits", "{", map[string]string{"Content-Type": "application/json"})
 	_, m := h.do("GET", "/metrics", "", nil)
 	for _, want := range []string{
 		`lekta_audits_total{outcome="complete",trigger="api"} 1`,
-		`lekta_audits_total{outcome="cached",trigger="api"} 1`,
-		`lekta_audits_total{outcome="rate_limited",trigger="api"} 1`,
-		`lekta_audits_total{outcome="target_refused",trigger="form"} 1`,
+		`lekta_submissions_total{outcome="queued",trigger="api"} 1`,
+		`lekta_submissions_total{outcome="cached",trigger="api"} 1`,
+		`lekta_submissions_total{outcome="rate_limited",trigger="api"} 1`,
+		`lekta_submissions_total{outcome="target_refused",trigger="form"} 1`,
+		`lekta_submissions_total{outcome="invalid_url",trigger="form"} 1`,
+		`lekta_submissions_total{outcome="bad_request",trigger="api"} 1`,
+		`lekta_outbound_requests_total{lane="robots",status="4xx"} 1`,
 		`lekta_limiter_refusals_total{reason="1/1m"} 1`,
 		`lekta_cache_hits_total 1`,
 		`lekta_lane_duration_seconds_count{lane="plain"} 1`,
@@ -235,10 +241,17 @@ func TestMetricsCount(t *testing.T) {
 		`lekta_outbound_requests_total{lane="render",status="2xx"} 1`,
 		`lekta_queue_depth 0`,
 		`lekta_browser_contexts_in_use 0`,
+		`lekta_outbound_requests_total{lane="render",status="unrecorded"} 2`,
 	} {
 		if !strings.Contains(string(m), want+"\n") {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+	if !regexp.MustCompile(`\nlekta_build_info\{go_version="go[^"]+",revision="[^"]+",version="[^"]+"\} 1\n`).Match(m) {
+		t.Errorf("/metrics has no lekta_build_info gauge")
+	}
+	if regexp.MustCompile(`lekta_audits_total\{outcome="(cached|rate_limited|target_refused|queued)"`).Match(m) {
+		t.Errorf("submissions are counted as audits")
 	}
 }
 

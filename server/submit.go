@@ -89,6 +89,7 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		return submission{id: t.ID, run: r, joined: true}, nil
 	}
 	s.steps.watch(t)
+	s.count(trigger, outcomeQueued, host, t.ID)
 	if !s.pool.enqueue(r) {
 		// Shutdown began during Submit: finish at once, without contacting
 		// the site, so the host's lease is released.
@@ -115,8 +116,19 @@ func (s *Server) answered(t *audit.Ticket, rep *audit.Report) (submission, error
 
 // count records a submission's outcome in the metrics and the log.
 func (s *Server) count(trigger audit.Trigger, outcome, host, id string) {
-	s.metrics.audits.WithLabelValues(string(trigger), outcome).Inc()
+	s.metrics.submissions.WithLabelValues(string(trigger), outcome).Inc()
 	s.logAudit(id, host, trigger, outcome, nil)
+}
+
+// countInvalid records a submission refused before it named a URL the
+// auditor could judge (a body that is not JSON, a form from elsewhere).
+func (s *Server) countInvalid(trigger audit.Trigger, err error) {
+	outcome := errorOutcome(err)
+	var e *apiError
+	if outcome == "" && errors.As(err, &e) {
+		outcome = e.Code
+	}
+	s.metrics.submissions.WithLabelValues(string(trigger), outcome).Inc()
 }
 
 // finishRun runs or joins r's audit on a worker and records how it ended.

@@ -141,6 +141,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	hs := httpServer(srv.Handler(), logger)
 	fmt.Fprintf(stdout, "lekta: serving on http://%s\n", ln.Addr())
+	if sf.contact == "" {
+		fmt.Fprintln(stderr, "lekta: warning: no --contact: /bot tells site operators that no contact was published; set --contact to a mailto: or https: address where they can reach you")
+	}
 	if cfg.redisURL == "" {
 		fmt.Fprintln(stderr, "lekta: warning: no --redis-url: per-host limits, the result cache and reports live in this process only and are lost when it stops")
 	}
