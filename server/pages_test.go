@@ -36,6 +36,12 @@ func TestFormToReport(t *testing.T) {
 	if !strings.Contains(page, `<meta http-equiv="refresh" content="2">`) || !strings.Contains(page, `data-state="running"`) {
 		t.Fatalf("running report page has no progress and refresh:\n%s", page)
 	}
+	// The render is held at the gate: robots.txt and the plain fetch are
+	// done, the render is the running step, with the elapsed time.
+	steps := regexp.MustCompile(`(?s)<li class="done">reading robots.txt.*<li class="done">fetching the page without JavaScript.*<li class="doing">rendering the page in Chromium <span class="now">\(running now\)</span>.*<li class="todo">comparing the two`)
+	if !steps.MatchString(page) || !regexp.MustCompile(`Running for <span id="elapsed">\d+ ms|Running for <span id="elapsed">[\d.]+ s`).MatchString(page) {
+		t.Errorf("running report page does not show the step and the elapsed time:\n%s", page)
+	}
 	if resp.Header.Get("X-Robots-Tag") != "noindex, nofollow" {
 		t.Errorf("X-Robots-Tag %q while running", resp.Header.Get("X-Robots-Tag"))
 	}
