@@ -75,17 +75,17 @@ func errorFor(err error) *apiError {
 			outcome: outcomeRefused, cause: err}
 	case errors.Is(err, audit.ErrUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
-			Message:    "the shared store did not answer, so no audit can start; try again shortly",
+			Message:    "The shared store did not answer, so no audit can start; try again in " + compare.Duration(storeRetryAfter) + ".",
 			RetryAfter: storeRetryAfter, outcome: outcomeUnavailable, cause: err}
 	case errors.Is(err, audit.ErrNotFound):
 		return notFound()
 	case errors.Is(err, cache.ErrAbandoned), errors.Is(err, context.Canceled):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
-			Message:    "the audit ended without a result; submit the URL again",
+			Message:    "The audit ended without a result; submit the URL again.",
 			RetryAfter: queueRetryAfter, outcome: outcomeFailed, cause: err}
 	}
 	return &apiError{Status: http.StatusInternalServerError, Code: codeInternal,
-		Message: "something went wrong on our side; the error was logged", outcome: outcomeFailed, cause: err}
+		Message: "Something went wrong on our side; the error was logged.", outcome: outcomeFailed, cause: err}
 }
 
 func badRequest(msg string) *apiError {
@@ -94,7 +94,7 @@ func badRequest(msg string) *apiError {
 
 func notFound() *apiError {
 	return &apiError{Status: http.StatusNotFound, Code: codeNotFound,
-		Message: "no report has this id (reports expire, and ids cannot be guessed)"}
+		Message: "No report has this id (reports expire, and ids cannot be guessed)."}
 }
 
 func clientLimited(wait time.Duration, windows []cache.Window) *apiError {
@@ -118,9 +118,9 @@ func hostLimited(rep *audit.Report) *apiError {
 }
 
 func queueRefusal(err error) *apiError {
-	msg := "all audit slots are taken; try again shortly"
+	msg := "All audit slots are taken; try again in " + compare.Duration(queueRetryAfter) + "."
 	if errors.Is(err, errStopping) {
-		msg = "the server is restarting; try again shortly"
+		msg = "The server is restarting; try again in " + compare.Duration(queueRetryAfter) + "."
 	}
 	return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msg,
 		RetryAfter: queueRetryAfter, outcome: outcomeQueueFull, cause: err}
