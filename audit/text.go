@@ -79,8 +79,11 @@ func (p *printer) header(r *Report) {
 		counts = plural(len(r.Findings), "note", "notes")
 	}
 	sev := "OK"
-	if v != nil && v.Severity != compare.SeverityNone && v.Severity != "" {
+	switch {
+	case v != nil && v.Severity != compare.SeverityNone && v.Severity != "":
 		sev = strings.ToUpper(string(v.Severity))
+	case !r.Status.Ran():
+		sev = "NOT RUN" // a refused audit has no finding, and no good news either
 	}
 	p.line(fmt.Sprintf("VERDICT  %s  (%s)", sev, counts))
 	switch {
