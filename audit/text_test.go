@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"lekta.dev/lekta/compare"
 )
 
 // TestTextReportFits80Columns prints every golden report and checks each
@@ -93,4 +95,22 @@ func goldenReports(tb testing.TB) map[string][]byte {
 		out[filepath.Base(f)] = []byte(s)
 	}
 	return out
+}
+
+// TestTextVerdictOfARefusedAudit: an audit the limits refused has no
+// finding, and its verdict still does not read as good news.
+func TestTextVerdictOfARefusedAudit(t *testing.T) {
+	r := &Report{Schema: Schema, Status: StatusRateLimited, Trigger: TriggerCLI, URL: "http://shop.example/",
+		Reason:  LimitSentence("shop.example", "1/1m", 42e9),
+		Verdict: &compare.Conclusion{Severity: compare.SeverityNone}}
+	r.Verdict.Summary = r.Reason
+	var out bytes.Buffer
+	if err := WriteText(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"VERDICT  NOT RUN", "This host was audited less than a minute ago; try again in 42 s."} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, out.String())
+		}
+	}
 }
