@@ -121,8 +121,9 @@ func (a *Auditor) Audit(ctx context.Context, req Request) (*Report, error) {
 	return a.Finish(ctx, t)
 }
 
-// run audits target under the hard deadline.
-func (a *Auditor) run(ctx context.Context, target *url.URL, id string, trigger Trigger) *Report {
+// run audits target under the hard deadline, reporting each step to t.
+func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
+	target, id, trigger := t.target, t.ID, t.Trigger
 	start := a.cfg.Now()
 	ctx, cancel := context.WithTimeout(ctx, a.cfg.Timeout)
 	defer cancel()
@@ -131,9 +132,7 @@ func (a *Auditor) run(ctx context.Context, target *url.URL, id string, trigger T
 		StartedAt: start.UTC(), Agent: a.cfg.Token,
 		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
 	}
-	r.Lanes.Plain.Redirects, r.Lanes.Render.Redirects = []compare.Redirect{}, []compare.Redirect{}
 	r.Lanes.Plain.UserAgent, r.Lanes.Render.UserAgent = a.cfg.PlainUA, a.cfg.Renderer.UserAgent()
-	r.Lanes.Render.BlockedRequests = map[string]int{}
 	// One transport serves robots.txt and the plain lane of this audit; its
 	// keep-alive connections to the site are closed when the audit ends.
 	if w, ok := a.cfg.Renderer.(warmer); ok {
@@ -142,49 +141,64 @@ func (a *Auditor) run(ctx context.Context, target *url.URL, id string, trigger T
 	tr := a.cfg.Guard.Transport()
 	defer tr.CloseIdleConnections()
 	book := newRobotsBook(a, tr)
-	if a.robotsAllow(ctx, book, target, r) {
+	t.step(StepRobots)
+	var cmp *compare.Verdict
+	compared := false
+	if page, ok := a.robotsAllow(ctx, book, target, r); ok {
+		t.step(StepPlain)
 		plain := a.plainLane(ctx, target, tr, book, &r.Lanes.Plain)
-		rendered := a.renderLane(ctx, target, book, &r.Lanes.Render)
-		a.finish(r, plain, rendered)
-		r.Crawlers = crawlerRows(book.result(ctx, target), target, plain, rendered, r.Verdict)
+		t.step(StepRender)
+		rendered := a.renderLane(ctx, target, book, page, &r.Lanes.Render)
+		t.step(StepCompare)
+		cmp = a.finish(r, plain, rendered)
+		compared = plain != nil && rendered != nil
+		r.Crawlers = crawlerRows(book.result(ctx, target), target, plain, rendered)
 	}
+	v := compare.Conclude(r.Findings, cmp, compared, r.Crawlers)
+	r.Verdict = &v
 	r.DurationMS = a.cfg.Now().Sub(start).Milliseconds()
+	r.fillEmpty()
 	a.cfg.Logger.Info("audit", "id", id, "host", target.Hostname(), "trigger", trigger,
 		"status", r.Status, "plain_ms", r.Lanes.Plain.DurationMS, "render_ms", r.Lanes.Render.DurationMS)
 	return r
 }
 
 // robotsAllow reads the origin's robots.txt into the report and says
-// whether the lanes may run. An unreachable robots.txt skips the audit; a
-// disallow skips a scheduled re-audit, while an audit a person asked for
-// runs as a user-triggered fetch with the block noted.
-func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url.URL, r *Report) bool {
+// whether the lanes may run, with the decision on the page. A site that
+// cannot be reached at all is reported as such (no robots.txt decision was
+// made); an unreachable robots.txt skips the audit; a disallow skips a
+// scheduled re-audit, while an audit a person asked for runs as a
+// user-triggered fetch with the block noted.
+func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url.URL, r *Report) (policy.Decision, bool) {
 	res := book.result(ctx, target)
-	d, err := res.Decide(a.cfg.Token, policy.RequestPath(target))
+	path := policy.RequestPath(target)
+	d, err := res.Decide(a.cfg.Token, path)
 	sec := policy.NewRobotsReport(res, d)
 	r.Robots = &sec
+	if f, ok := unreachableSite(res, target); ok {
+		siteUnreachable(r, f)
+		return d, false
+	}
 	switch {
 	case err != nil:
 		r.Reason = "robots.txt could not be read, so nothing was fetched: " + res.Reason
 		r.Findings = append(r.Findings, finding(compare.CodeRobotsUnreachable, compare.SeverityWarning,
-			"%s could not be read (%s). LektaBot treats that as \"do not crawl\" (RFC 9309) and skipped the audit; it will not retry.",
-			res.URL, res.Reason))
+			"robots.txt could not be read (%s), so LektaBot treats the site as off limits (RFC 9309) and fetched nothing else; it will not retry.",
+			res.Reason))
 	case !d.Allowed && r.Trigger == TriggerScheduled:
 		r.Reason = fmt.Sprintf("robots.txt disallows this URL for %s (%s), so the scheduled re-audit was skipped", a.cfg.Token, d.Rule)
-		r.Findings = append(r.Findings, finding(compare.CodeRobotsDisallowed, compare.SeverityWarning,
-			"robots.txt disallows this URL for %s (line %d: %s, in the group %s). Scheduled re-audits skip it.",
-			a.cfg.Token, d.Line, d.Rule, d.Group))
+		r.Findings = append(r.Findings, finding(compare.CodeRobotsDisallowed, compare.SeverityCritical,
+			"%s", disallowMessage(a.cfg.Token, d, res, path, false)))
 	case !d.Allowed:
-		r.Findings = append(r.Findings, finding(compare.CodeRobotsDisallowed, compare.SeverityWarning,
-			"robots.txt disallows this URL for %s (line %d: %s, in the group %s). The audit ran as a user-triggered fetch because a person asked for this URL; scheduled re-audits skip it, and crawlers that honour the rule never fetch it.",
-			a.cfg.Token, d.Line, d.Rule, d.Group))
-		return true
+		r.Findings = append(r.Findings, finding(compare.CodeRobotsDisallowed, compare.SeverityCritical,
+			"%s", disallowMessage(a.cfg.Token, d, res, path, true)))
+		return d, true
 	default:
-		return true
+		return d, true
 	}
 	r.Status = StatusSkipped
 	r.Lanes.Plain.Outcome, r.Lanes.Render.Outcome = OutcomeSkipped, OutcomeSkipped
-	return false
+	return d, false
 }
 
 // plainLane runs the plain GET with its share of the deadline.
@@ -204,21 +218,30 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundT
 		},
 		Now: a.cfg.Now,
 	}
+	start := a.cfg.Now()
 	snap, err := plainget.Fetch(ctx, cfg, target)
-	fillLane(ctx, lr, snap, err)
+	fillLane(ctx, lr, snap, err, a.cfg.Now().Sub(start))
 	return observe(snap, err)
 }
 
-// renderLane renders target with whatever remains of the deadline.
-func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsBook, lr *RenderLaneReport) *compare.Observed {
+// renderLane renders target with whatever remains of the deadline. page
+// is robots.txt's decision on target: when it disallows the page (which
+// runs only because a person asked for it), the page's own same-origin
+// subresources that the same rule disallows are part of that one
+// user-triggered fetch and are loaded; those another rule disallows stay
+// blocked, as every disallowed subresource of an allowed page does.
+func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsBook, page policy.Decision, lr *RenderLaneReport) *compare.Observed {
 	if ctx.Err() != nil {
-		lr.Outcome, lr.Error = OutcomeTimeout, "the deadline passed before the render lane started"
+		lr.Outcome, lr.Error, lr.CutByDeadline = OutcomeTimeout, "the deadline passed before the render lane started", true
 		return nil
 	}
+	start := a.cfg.Now()
 	snap, err := a.cfg.Renderer.Render(ctx, render.Request{
 		URL: target.String(),
 		// The page itself was decided above; everything else of its origin
-		// is asked about, so a disallowed script is never fetched.
+		// is asked about, so a disallowed script is never fetched. The
+		// render proxy asks here for every same-origin request, workers'
+		// included, so this is where the decision is made.
 		AllowSameOrigin: func(u *url.URL) (bool, string) {
 			if samePage(u, target) {
 				return true, ""
@@ -226,6 +249,9 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 			d, err := book.decide(ctx, u)
 			if err != nil {
 				return false, "robots.txt unreachable"
+			}
+			if !d.Allowed && !page.Allowed && sameRule(d, page) && sameOrigin(u, target) {
+				return true, ""
 			}
 			return d.Allowed, d.Rule
 		},
@@ -238,7 +264,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 			return book.check(ctx, u)
 		},
 	})
-	fillLane(ctx, &lr.LaneReport, snap, err)
+	fillLane(ctx, &lr.LaneReport, snap, err, a.cfg.Now().Sub(start))
 	if snap != nil && snap.Render != nil {
 		d := snap.Render
 		if d.Blocked != nil {
@@ -254,6 +280,17 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 		lr.SettledBy, lr.PageTimeMS, lr.PendingRequests = d.SettledBy, d.PageTime.Milliseconds(), d.PendingRequests
 	}
 	return observe(snap, err)
+}
+
+// sameRule reports whether two decisions of one robots.txt were made by
+// the same rule of the same group.
+func sameRule(a, b policy.Decision) bool {
+	return a.Line == b.Line && a.Group == b.Group && a.Rule == b.Rule
+}
+
+// sameOrigin reports whether u has target's scheme and host.
+func sameOrigin(u, target *url.URL) bool {
+	return u.Scheme == target.Scheme && u.Host == target.Host
 }
 
 // samePage reports whether u is the audited page itself (fragment aside).
@@ -278,12 +315,16 @@ func observe(snap *compare.Snapshot, err error) *compare.Observed {
 	return &compare.Observed{Snapshot: snap, Page: compare.Extract(snap)}
 }
 
-// fillLane copies a lane's snapshot and error into its report.
-func fillLane(ctx context.Context, lr *LaneReport, snap *compare.Snapshot, err error) {
+// fillLane copies a lane's snapshot and error into its report. took is
+// the lane's wall time, kept when no snapshot says better, and a lane that
+// ran out of time says so instead of a total of 0 ms.
+func fillLane(ctx context.Context, lr *LaneReport, snap *compare.Snapshot, err error, took time.Duration) {
 	lr.Outcome = OutcomeOK
 	if err != nil {
 		lr.Outcome, lr.Error = classify(ctx, err), err.Error()
 	}
+	lr.DurationMS = took.Milliseconds()
+	lr.CutByDeadline = ctx.Err() != nil || lr.Outcome == OutcomeTimeout
 	if snap == nil {
 		return
 	}
@@ -293,7 +334,10 @@ func fillLane(ctx context.Context, lr *LaneReport, snap *compare.Snapshot, err e
 	if lr.Redirects == nil {
 		lr.Redirects = []compare.Redirect{}
 	}
-	lr.TTFBMS, lr.DurationMS = snap.Timings.TTFB.Milliseconds(), snap.Timings.Total.Milliseconds()
+	lr.TTFBMS = snap.Timings.TTFB.Milliseconds()
+	if snap.Timings.Total > 0 {
+		lr.DurationMS = snap.Timings.Total.Milliseconds()
+	}
 	if snap.UserAgent != "" {
 		lr.UserAgent = snap.UserAgent
 	}
@@ -328,8 +372,9 @@ func classify(ctx context.Context, err error) Outcome {
 	return OutcomeError
 }
 
-// finish diffs the lanes and sets the report's status, verdict and findings.
-func (a *Auditor) finish(r *Report, plain, rendered *compare.Observed) {
+// finish diffs the lanes and sets the report's status and findings; it
+// returns the comparison's verdict, nil when no lane produced a document.
+func (a *Auditor) finish(r *Report, plain, rendered *compare.Observed) *compare.Verdict {
 	if plain != nil && compare.IsHTML(plain.Snapshot.ContentType) {
 		r.Lanes.Plain.Page = plain.Page
 	}
@@ -337,6 +382,7 @@ func (a *Auditor) finish(r *Report, plain, rendered *compare.Observed) {
 		r.Lanes.Render.Page = rendered.Page
 	}
 	r.Status, r.Reason = status(&r.Lanes.Plain, &r.Lanes.Render.LaneReport)
+	var v *compare.Verdict
 	if plain != nil || rendered != nil {
 		res := compare.Diff(plain, rendered)
 		r.Diff = res.Diff
@@ -346,11 +392,10 @@ func (a *Auditor) finish(r *Report, plain, rendered *compare.Observed) {
 				r.Findings = append(r.Findings, f)
 			}
 		}
-		if plain != nil && rendered != nil {
-			r.Verdict = &res.Verdict
-		}
+		v = &res.Verdict
 	}
 	r.Findings = append(laneFindings(r), r.Findings...)
+	return v
 }
 
 // status derives the audit status and its reason from the two lanes.
@@ -373,7 +418,7 @@ func status(plain, rendered *LaneReport) (Status, string) {
 
 // laneFindings reports lanes that did not finish.
 func laneFindings(r *Report) []compare.Finding {
-	var out []compare.Finding
+	out := []compare.Finding{}
 	for _, l := range []struct {
 		lane compare.Lane
 		lr   *LaneReport
@@ -381,8 +426,11 @@ func laneFindings(r *Report) []compare.Finding {
 		if l.lr.Outcome == OutcomeOK {
 			continue
 		}
-		f := finding("lane."+string(l.lr.Outcome), compare.SeverityWarning, // compare.CodeLane*
-			"The %s lane did not finish (%s): %s", l.lane, l.lr.Outcome, l.lr.Error)
+		msg := fmt.Sprintf("The %s lane did not finish (%s): %s.", l.lane, l.lr.Outcome, l.lr.Error)
+		if l.lr.CutByDeadline {
+			msg = fmt.Sprintf("The %s lane was stopped by the deadline after %s: %s.", l.lane, compare.Millis(l.lr.DurationMS), l.lr.Error)
+		}
+		f := finding("lane."+string(l.lr.Outcome), compare.SeverityWarning, "%s", msg) // compare.CodeLane*
 		f.Lane = l.lane
 		out = append(out, f)
 	}

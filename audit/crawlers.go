@@ -8,10 +8,10 @@ import (
 )
 
 // crawlerRows computes report.crawlers from the robots.txt this audit
-// already read (no new fetch, no other user agent) and the lanes' pages, and
-// adds the crawlers' sentence to the verdict. Nil when no lane produced a
-// document.
-func crawlerRows(res policy.RobotsResult, target *url.URL, plain, rendered *compare.Observed, v *compare.Verdict) []compare.CrawlerRow {
+// already read (no new fetch, no other user agent) and the lanes' pages;
+// their sentence goes into the verdict (compare.Conclude). Nil when no lane
+// produced a document.
+func crawlerRows(res policy.RobotsResult, target *url.URL, plain, rendered *compare.Observed) []compare.CrawlerRow {
 	if plain == nil && rendered == nil {
 		return nil
 	}
@@ -24,9 +24,5 @@ func crawlerRows(res policy.RobotsResult, target *url.URL, plain, rendered *comp
 		}
 		verdicts[c.Token] = compare.RobotsVerdict{Known: true, Allowed: d.Allowed, Group: d.Group, Rule: d.Rule, Line: d.Line}
 	}
-	rows := compare.SeenByCrawlers(verdicts, plain, rendered)
-	if s := compare.CrawlerSummary(rows); s != "" && v != nil {
-		v.Summary += " " + s
-	}
-	return rows
+	return compare.SeenByCrawlers(verdicts, plain, rendered)
 }

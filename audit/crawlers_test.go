@@ -88,7 +88,7 @@ func TestAuditCrawlers(t *testing.T) {
 	if err := WriteText(&text, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "crawlers (") || !strings.Contains(text.String(), "GPTBot") {
+	if !strings.Contains(text.String(), "CRAWLERS  ") || !strings.Contains(text.String(), "GPTBot") {
 		t.Errorf("text report has no crawlers table:\n%s", text.String())
 	}
 	// The rows come from LektaBot's own fetches: one robots.txt read, the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
 )
 
 // Schema names the report format; programs check it before reading.
@@ -93,8 +94,11 @@ type Report struct {
 	// window such as "1/1m".
 	Limit string `json:"limit,omitempty"`
 	// Agent is the product token the audit ran under.
-	Agent    string              `json:"agent"`
-	Verdict  *compare.Verdict    `json:"verdict,omitempty"`
+	Agent string `json:"agent"`
+	// Verdict is what a reader sees first: the worst finding in words, the
+	// counts of critical and warning findings, and the shares when both
+	// lanes produced a document. Every report has one.
+	Verdict  *compare.Conclusion `json:"verdict,omitempty"`
 	Findings []compare.Finding   `json:"findings"`
 	Diff     []compare.FieldDiff `json:"diff"`
 	Lanes    Lanes               `json:"lanes"`
@@ -122,9 +126,13 @@ type LaneReport struct {
 	Bytes       int64              `json:"bytes"`
 	Truncated   bool               `json:"truncated,omitempty"`
 	Redirects   []compare.Redirect `json:"redirects"`
-	Headers     compare.Header     `json:"headers,omitempty"`
+	Headers     compare.Header     `json:"headers"`
 	TTFBMS      int64              `json:"ttfb_ms"`
-	DurationMS  int64              `json:"duration_ms"`
+	// DurationMS is the lane's wall time, also when it failed or timed out.
+	DurationMS int64 `json:"duration_ms"`
+	// CutByDeadline: the lane was still running when its share of the
+	// deadline (or the audit's) ran out, so it was stopped.
+	CutByDeadline bool `json:"cut_by_deadline,omitempty"`
 	// Page is the extract; nil when the lane produced no HTML document.
 	Page *compare.Page `json:"page"`
 }
@@ -134,10 +142,10 @@ type RenderLaneReport struct {
 	LaneReport
 	// BlockedRequests counts the requests the lane refused, by reason.
 	BlockedRequests map[string]int           `json:"blocked_requests"`
-	BlockedURLs     []compare.BlockedRequest `json:"blocked_urls,omitempty"`
-	ConsoleErrors   []string                 `json:"console_errors,omitempty"`
-	Exceptions      []string                 `json:"exceptions,omitempty"`
-	FailedRequests  []compare.FailedRequest  `json:"failed_requests,omitempty"`
+	BlockedURLs     []compare.BlockedRequest `json:"blocked_urls"`
+	ConsoleErrors   []string                 `json:"console_errors"`
+	Exceptions      []string                 `json:"exceptions"`
+	FailedRequests  []compare.FailedRequest  `json:"failed_requests"`
 	Requests        int                      `json:"requests"`
 	Settled         bool                     `json:"settled"`
 	// SettledBy says why the render stopped waiting for the page: idle,
@@ -154,6 +162,49 @@ type RenderLaneReport struct {
 	CredentialsRefused int `json:"credentials_refused"`
 }
 
+// fillEmpty makes every list and map of the report non-nil, so its JSON
+// has [] and {} where there is nothing, never null.
+func (r *Report) fillEmpty() {
+	if r.Findings == nil {
+		r.Findings = []compare.Finding{}
+	}
+	if r.Diff == nil {
+		r.Diff = []compare.FieldDiff{}
+	}
+	for _, lr := range []*LaneReport{&r.Lanes.Plain, &r.Lanes.Render.LaneReport} {
+		if lr.Redirects == nil {
+			lr.Redirects = []compare.Redirect{}
+		}
+		if lr.Headers == nil {
+			lr.Headers = compare.Header{}
+		}
+	}
+	rl := &r.Lanes.Render
+	if rl.BlockedRequests == nil {
+		rl.BlockedRequests = map[string]int{}
+	}
+	if rl.BlockedURLs == nil {
+		rl.BlockedURLs = []compare.BlockedRequest{}
+	}
+	if rl.ConsoleErrors == nil {
+		rl.ConsoleErrors = []string{}
+	}
+	if rl.Exceptions == nil {
+		rl.Exceptions = []string{}
+	}
+	if rl.FailedRequests == nil {
+		rl.FailedRequests = []compare.FailedRequest{}
+	}
+	if r.Robots != nil {
+		if r.Robots.Sitemaps == nil {
+			r.Robots.Sitemaps = []string{}
+		}
+		if r.Robots.Issues == nil {
+			r.Robots.Issues = []policy.RobotsIssue{}
+		}
+	}
+}
+
 // Encode returns the report as indented JSON.
 func (r *Report) Encode() ([]byte, error) {
 	return json.MarshalIndent(r, "", "  ")
@@ -168,5 +219,6 @@ func Decode(b []byte) (*Report, error) {
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("decode report: schema %q, want %q", r.Schema, Schema)
 	}
+	r.fillEmpty()
 	return &r, nil
 }

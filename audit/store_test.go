@@ -131,11 +131,11 @@ func TestStoreCacheHitAndWindow(t *testing.T) {
 				{name: "repeat answered from the cache with its age", url: "http://shop.example/index.html",
 					at: 10*time.Second + 400*time.Millisecond, status: StatusComplete, cached: true, age: 10},
 				{name: "other URL of the host refused by the minute window", url: "http://shop.example/js-title.html",
-					at: 25 * time.Second, status: StatusRateLimited, retry: 35, reason: "(1/1m)"},
+					at: 25 * time.Second, status: StatusRateLimited, retry: 35, reason: "This host was audited less than a minute ago; try again in 35 s."},
 				{name: "cache hit while the window is exhausted", url: "http://shop.example/index.html",
 					at: 59 * time.Second, status: StatusComplete, cached: true, age: 59},
 				{name: "refusals did not extend the window", url: "http://shop.example/js-title.html",
-					at: 59*time.Second + 999*time.Millisecond, status: StatusRateLimited, retry: 1, reason: "(1/1m)"},
+					at: 59*time.Second + 999*time.Millisecond, status: StatusRateLimited, retry: 1, reason: "This host was audited less than a minute ago; try again in 1 s."},
 			}
 			for _, tc := range cases {
 				t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strings"
 	"time"
 
 	"lekta.dev/lekta/cache"
@@ -40,6 +41,7 @@ type Ticket struct {
 	target  *url.URL
 	ready   *Report
 	lease   *cache.Lease
+	onStep  func(Step)
 	// joined is set when the same URL is already running under ID.
 	joined bool
 }
@@ -109,7 +111,7 @@ func (a *Auditor) Finish(ctx context.Context, t *Ticket) (*Report, error) {
 		r.Joined = true
 		return r, nil
 	case t.lease != nil:
-		r := a.run(ctx, t.target, t.ID, t.Trigger)
+		r := a.run(ctx, t)
 		return r, a.store(*t.lease, r)
 	}
 	return nil, errors.New("finish: ticket was already finished")
@@ -167,19 +169,70 @@ func cachedReport(e cache.Entry) (*Report, error) {
 
 // refusedReport is the report of an audit the limiter refused.
 func (a *Auditor) refusedReport(t *Ticket, adm cache.Admission) *Report {
-	wait := int64(math.Ceil(adm.RetryAfter.Seconds()))
-	why := "another audit of " + t.target.Hostname() + " is running"
-	if adm.Reason != cache.ReasonConcurrency {
-		why = fmt.Sprintf("the limit of %s audits per host was reached", adm.Reason)
-	}
-	return &Report{
+	wait := max(time.Duration(math.Ceil(adm.RetryAfter.Seconds()))*time.Second, time.Second)
+	r := &Report{
 		Schema: Schema, ID: t.ID, URL: t.URL, Status: StatusRateLimited, Trigger: t.Trigger,
-		StartedAt: a.cfg.Now().UTC(), Agent: a.cfg.Token, RetryAfterS: max(wait, 1), Limit: adm.Reason,
-		Reason:   fmt.Sprintf("%s (%s); retry in %ds", why, adm.Reason, max(wait, 1)),
+		StartedAt: a.cfg.Now().UTC(), Agent: a.cfg.Token, RetryAfterS: int64(wait / time.Second), Limit: adm.Reason,
+		Reason:   LimitSentence(t.target.Hostname(), adm.Reason, wait),
 		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
 	}
+	r.Verdict = &compare.Conclusion{Summary: r.Reason, Severity: compare.SeverityNone}
+	r.fillEmpty()
+	return r
+}
+
+// LimitSentence says in words which per-host limit refused an audit of
+// host and when to try again: "This host was audited less than a minute
+// ago; try again in 42 s." limit is "concurrency" or a window ("5/1h").
+func LimitSentence(host, limit string, wait time.Duration) string {
+	again := "try again in " + compare.Duration(wait) + "."
+	if limit == cache.ReasonConcurrency {
+		return "Another audit of " + host + " is running; " + again
+	}
+	ws, err := cache.ParseWindows(limit)
+	if err != nil || len(ws) != 1 {
+		return "The per-host limits refused this audit of " + host + "; " + again
+	}
+	w := ws[0]
+	if w.N == 1 {
+		return "This host was audited less than " + per(w.Per) + " ago; " + again
+	}
+	return fmt.Sprintf("This host was audited %d times in the last %s; %s", w.N, strings.TrimPrefix(strings.TrimPrefix(per(w.Per), "an "), "a "), again)
+}
+
+// per says a window's length as prose: "a minute", "an hour", "15 min".
+func per(d time.Duration) string {
+	switch d {
+	case time.Minute:
+		return "a minute"
+	case time.Hour:
+		return "an hour"
+	case 24 * time.Hour:
+		return "a day"
+	}
+	return compare.Duration(d)
 }
 
 func unavailable(err error) error {
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// Cached returns the fresh cached report of rawURL without admitting an
+// audit or charging any limit, or nil when there is none. The server asks
+// it for a client over its own submission limit: an answer from the cache
+// costs the site nothing, so it counts against no limit. Errors:
+// policy.ErrInvalidURL, policy.ErrTargetRefused, ErrUnavailable.
+func (a *Auditor) Cached(ctx context.Context, rawURL string) (*Report, error) {
+	target, err := a.cfg.Guard.ParseTarget(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	e, ok, err := a.cfg.Store.Lookup(ctx, target.String())
+	switch {
+	case err != nil:
+		return nil, unavailable(err)
+	case !ok:
+		return nil, nil
+	}
+	return cachedReport(e)
 }

@@ -3,15 +3,20 @@ package audit
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
-	"text/tabwriter"
+	"unicode"
 
 	"lekta.dev/lekta/compare"
 )
 
-// WriteText prints the report for people: the verdict first, then the
-// fields side by side, then the findings by severity, then lane details.
+// WriteText prints the report for people in a terminal of 80 columns: the
+// verdict first, then the fields side by side, the findings by severity,
+// the crawlers, the lanes and robots.txt. Every value has a rendering in
+// words (no JSON names, Go maps or structs); long values wrap, table cells
+// are cut with "…" so columns stay aligned. Page data is escaped of every
+// control character (cleanText), and safeWriter is the backstop.
 func WriteText(w io.Writer, r *Report) error {
 	p := &printer{w: &safeWriter{w: w}}
 	p.header(r)
@@ -28,76 +33,158 @@ type printer struct {
 	err error
 }
 
-// f prints; string arguments are page data or carry it, so they are
-// cleaned of control characters first.
-func (p *printer) f(format string, args ...any) {
+// line prints one line as it is; callers made it fit.
+func (p *printer) line(s string) {
 	if p.err != nil {
 		return
 	}
-	for i, a := range args {
-		if s, ok := a.(string); ok {
-			args[i] = cleanText(s)
+	_, p.err = io.WriteString(p.w, strings.TrimRight(s, " ")+"\n")
+}
+
+// para prints text cleaned and wrapped to the width, the first line after
+// first and the others after as many spaces as first takes.
+func (p *printer) para(first, text string) {
+	indent := strings.Repeat(" ", cells(first))
+	for i, l := range wrap(cleanText(text), textWidth-cells(first)) {
+		if i == 0 {
+			p.line(first + l)
+		} else {
+			p.line(indent + l)
 		}
 	}
-	_, p.err = fmt.Fprintf(p.w, format, args...)
+}
+
+// triggerWords says who asked for an audit.
+var triggerWords = map[Trigger]string{
+	TriggerCLI: "the command line", TriggerForm: "the form", TriggerAPI: "the API",
+	TriggerScheduled: "a scheduled re-audit",
 }
 
 func (p *printer) header(r *Report) {
-	p.f("LektaBot audit of %s\n", r.URL)
-	p.f("status: %s", r.Status)
-	if r.Reason != "" {
-		p.f(" (%s)", r.Reason)
-	}
-	p.f("   took %s   trigger %s   id %s\n", ms(r.DurationMS), r.Trigger, r.ID)
+	p.para("LektaBot audit of ", r.URL)
+	status := fmt.Sprintf("status %s · took %s · asked from %s", r.Status, compare.Millis(r.DurationMS), triggerWords[r.Trigger])
+	p.para("", status+" · report "+r.ID)
 	if r.Cached {
-		p.f("answered from the result cache (%ds old); the site was not contacted\n", r.CacheAgeS)
+		p.para("", fmt.Sprintf("Answered from the result cache (%s old); the site was not contacted.", compare.Duration(secs(r.CacheAgeS))))
 	}
 	if r.Joined {
-		p.f("joined the audit of this URL that was already running; the site was contacted once for both\n")
+		p.para("", "Joined the audit of this URL that was already running; the site was contacted once for both.")
 	}
-	if r.RetryAfterS > 0 {
-		p.f("retry after %ds\n", r.RetryAfterS)
+	p.line("")
+	v := r.Verdict
+	counts := "no findings"
+	if v != nil && (v.Critical > 0 || v.Warnings > 0) {
+		counts = plural(v.Critical, "critical", "critical") + " · " + plural(v.Warnings, "warning", "warnings")
+	} else if len(r.Findings) > 0 {
+		counts = plural(len(r.Findings), "note", "notes")
 	}
-	if v := r.Verdict; v != nil {
-		p.f("\nverdict: %s\n", v.Summary)
-		p.f("         the plain lane has %.0f%% of the rendered text and %.0f%% of its links\n",
-			100*v.TextShare, 100*v.LinkShare)
+	sev := "OK"
+	switch {
+	case v != nil && v.Severity != compare.SeverityNone && v.Severity != "":
+		sev = strings.ToUpper(string(v.Severity))
+	case !r.Status.Ran():
+		sev = "NOT RUN" // a refused audit has no finding, and no good news either
+	}
+	p.line(fmt.Sprintf("VERDICT  %s  (%s)", sev, counts))
+	switch {
+	case v != nil:
+		p.para("  ", v.Summary)
+		if v.TextShare != nil && v.LinkShare != nil {
+			p.para("  ", fmt.Sprintf("The plain fetch has %s of the rendered text and %s of its links.",
+				compare.Percent(*v.TextShare), compare.Percent(*v.LinkShare)))
+		}
+	case r.Reason != "":
+		p.para("  ", r.Reason)
+	}
+	if v != nil && r.Reason != "" && !strings.Contains(v.Summary, r.Reason) && r.Status != StatusComplete {
+		p.para("  ", "Why: "+r.Reason)
 	}
 }
 
+// fields prints the diff rows: each differing field with both values, the
+// fields equal in both lanes with their one value, and the empty ones in
+// one line.
 func (p *printer) fields(r *Report) {
 	if len(r.Diff) == 0 {
 		return
 	}
-	p.f("\n")
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "field\tplain (no JavaScript)\trendered (Chromium)\t\n")
+	p.line("")
+	p.line("SIDE BY SIDE  plain: the server HTML, what AI crawlers get · rendered: Chromium")
+	var empty []string
 	for _, d := range r.Diff {
-		mark := ""
-		if d.Change != compare.ChangeSame {
-			mark = "<- " + string(d.Change)
+		pi, pl := compare.DisplayValue(d.Plain)
+		ri, rl := compare.DisplayValue(d.Render)
+		label := compare.FieldLabel(d.Field)
+		if d.Change == compare.ChangeSame {
+			if len(pi) == 0 && len(ri) == 0 {
+				empty = append(empty, lowerFirst(label))
+				continue
+			}
+			p.line("  " + label)
+			p.value("both", pi, pl || rl)
+			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Field, value(d.Plain), value(d.Render), mark)
+		p.line("  " + label + " — " + compare.ChangeLabel(d.Change))
+		p.value("plain", pi, pl)
+		p.value("rendered", ri, rl)
 	}
-	if err := tw.Flush(); err != nil && p.err == nil {
-		p.err = err
+	if len(empty) > 0 {
+		p.para("  Empty in both: ", strings.Join(empty, ", ")+".")
 	}
 }
 
-func (p *printer) findings(r *Report) {
-	if len(r.Findings) == 0 {
-		p.f("\nfindings: none\n")
+// maxTextItems is how many items of a list value the text report shows.
+const maxTextItems = 8
+
+// value prints one lane's value of a field, a list one item per line.
+func (p *printer) value(lane string, items []string, list bool) {
+	lead := "      " + fit(lane, 10)
+	if len(items) == 0 {
+		p.line(lead + "(none)")
 		return
 	}
-	p.f("\nfindings:\n")
-	fs := append([]compare.Finding(nil), r.Findings...)
-	sort.SliceStable(fs, func(i, j int) bool { return rank(fs[i].Severity) < rank(fs[j].Severity) })
-	for _, f := range fs {
-		lane := ""
-		if f.Lane != "" {
-			lane = " [" + string(f.Lane) + "]"
+	for i, it := range items {
+		if i == maxTextItems {
+			p.line(strings.Repeat(" ", cells(lead)) + fmt.Sprintf("… and %d more", len(items)-maxTextItems))
+			break
 		}
-		p.f("  %-8s %s%s\n           %s\n", strings.ToUpper(string(f.Severity)), f.Code, lane, f.Message)
+		s := cleanText(it)
+		if !list {
+			s = quoteValue(s)
+		}
+		for j, l := range wrap(s, textWidth-cells(lead)) {
+			if i > 0 || j > 0 {
+				lead = strings.Repeat(" ", cells(lead))
+			}
+			p.line(lead + l)
+		}
+	}
+}
+
+// quoteValue quotes a text value so spaces at its ends show; numbers and
+// yes/no stay bare.
+func quoteValue(s string) string {
+	if s == "yes" || s == "no" || strings.Trim(s, "0123456789.") == "" {
+		return s
+	}
+	return "“" + s + "”"
+}
+
+func (p *printer) findings(r *Report) {
+	p.line("")
+	if len(r.Findings) == 0 {
+		p.line("FINDINGS  none: both lanes agree on everything Lekta compares")
+		return
+	}
+	p.line("FINDINGS")
+	fs := slices.SortedStableFunc(slices.Values(r.Findings), func(a, b compare.Finding) int { return rank(a.Severity) - rank(b.Severity) })
+	for _, f := range fs {
+		head := compare.CodeTitle(f.Code)
+		if f.Lane != "" {
+			head += " (" + string(f.Lane) + " lane)"
+		}
+		p.para("  "+fit(strings.ToUpper(string(f.Severity)), 9), head)
+		p.para("           ", f.Message+" ["+f.Code+"]")
 	}
 }
 
@@ -106,45 +193,42 @@ func (p *printer) crawlers(r *Report) {
 	if len(r.Crawlers) == 0 {
 		return
 	}
-	p.f("\ncrawlers (what each is told and sees; computed from this audit, nothing fetched as them):\n")
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "  crawler\tview\trobots.txt\tdirectives\tindex\ttitle\ttext\t\n")
+	p.line("")
+	p.para("CRAWLERS  ", "what each is told and sees, computed from this audit (nothing was fetched as them)")
+	const wTok, wView, wRobots, wIndex, wText = 16, 8, 10, 12, 5
+	wTitle := textWidth - 2 - wTok - wView - wRobots - wIndex - wText - 5
+	row := func(tok, view, robots, index, title, text string) {
+		p.line("  " + fit(tok, wTok) + " " + fit(view, wView) + " " + fit(robots, wRobots) + " " +
+			fit(index, wIndex) + " " + fit(text, wText) + " " + shorten(title, wTitle))
+	}
+	row("crawler", "view", "robots.txt", "may index", "text", "title")
 	for _, c := range r.Crawlers {
 		robots := "not read"
 		switch {
 		case c.Robots.Known && !c.Robots.Allowed:
-			robots = "DISALLOWED " + c.Robots.Rule
-		case c.Robots.Known && c.Robots.Rule != "":
-			robots = "allowed " + c.Robots.Rule
+			robots = "disallowed"
 		case c.Robots.Known:
 			robots = "allowed"
-		}
-		if c.Robots.Group != "" {
-			robots += " [" + c.Robots.Group + "]"
 		}
 		index := "yes"
 		switch {
 		case c.Missing:
 			index = "no view"
+		case c.Robots.Known && !c.Robots.Allowed:
+			index = "no (robots)"
 		case !c.MayIndex:
-			index = "no"
+			index = "no (noindex)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t\n", terminalSafe(c.Token), c.View, value(robots),
-			value(strings.Join(c.Directives, "; ")), index, value(c.Title), 100*c.ContentShare)
-	}
-	if err := tw.Flush(); err != nil && p.err == nil {
-		p.err = err
-	}
-}
-
-// terminalSafe quotes s when it holds anything but printable ASCII.
-func terminalSafe(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] < ' ' || s[i] > '~' {
-			return fmt.Sprintf("%q", s)
+		view := "plain"
+		if c.View == compare.LaneRender {
+			view = "rendered"
 		}
+		title := "(none)"
+		if c.Title != "" {
+			title = "“" + cleanText(c.Title) + "”"
+		}
+		row(cleanText(c.Token), view, robots, index, title, compare.Percent(c.ContentShare))
 	}
-	return s
 }
 
 func rank(s compare.Severity) int {
@@ -157,100 +241,91 @@ func rank(s compare.Severity) int {
 	return 2
 }
 
+// maxTextMessages is how many console errors and exceptions the text
+// report lists.
+const maxTextMessages = 5
+
 func (p *printer) lanes(r *Report) {
-	p.f("\nlanes:\n")
+	p.line("")
+	p.line("LANES")
 	p.lane("plain", &r.Lanes.Plain)
-	p.lane("render", &r.Lanes.Render.LaneReport)
+	p.lane("rendered", &r.Lanes.Render.LaneReport)
 	rl := r.Lanes.Render
+	const in = "           "
 	if len(rl.BlockedRequests) > 0 {
-		keys := make([]string, 0, len(rl.BlockedRequests))
-		for k := range rl.BlockedRequests {
-			keys = append(keys, k)
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(rl.BlockedRequests)) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, rl.BlockedRequests[k]))
 		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s %d", k, rl.BlockedRequests[k])
-		}
-		p.f("          blocked: %s\n", strings.Join(parts, ", "))
+		p.para(in+"blocked: ", strings.Join(parts, ", "))
 	}
-	if n := len(rl.ConsoleErrors) + len(rl.Exceptions); n > 0 {
-		p.f("          %d console errors, %d uncaught exceptions\n", len(rl.ConsoleErrors), len(rl.Exceptions))
+	for _, l := range []struct {
+		what string
+		msgs []string
+	}{{"console error", rl.ConsoleErrors}, {"exception", rl.Exceptions}} {
+		for i, m := range l.msgs {
+			if i == maxTextMessages {
+				p.line(fmt.Sprintf("%s… and %d more", in, len(l.msgs)-maxTextMessages))
+				break
+			}
+			p.line(in + shorten(l.what+": "+cleanText(m), textWidth-len(in)))
+		}
 	}
 }
 
 func (p *printer) lane(name string, l *LaneReport) {
-	p.f("  %-7s %s", name, l.Outcome)
+	parts := []string{string(l.Outcome)}
 	if l.HTTPStatus != 0 {
-		p.f("  HTTP %d  %s  %s", l.HTTPStatus, orDash(l.ContentType), size(l.Bytes))
+		parts = append(parts, fmt.Sprintf("HTTP %d", l.HTTPStatus), orDash(l.ContentType), compare.Size(l.Bytes),
+			"first byte "+compare.Millis(l.TTFBMS))
 	}
-	p.f("  ttfb %s  total %s\n", ms(l.TTFBMS), ms(l.DurationMS))
+	if l.CutByDeadline {
+		parts = append(parts, "stopped by the deadline after "+compare.Millis(l.DurationMS))
+	} else if l.Outcome != OutcomeSkipped {
+		parts = append(parts, "total "+compare.Millis(l.DurationMS))
+	}
+	p.para("  "+fit(name, 9), strings.Join(parts, " · "))
+	const in = "           "
 	for _, h := range l.Redirects {
-		p.f("          redirect %d %s -> %s\n", h.Status, h.URL, h.Location)
+		p.para(in, fmt.Sprintf("redirect %d %s → %s", h.Status, h.URL, h.Location))
 	}
 	if l.Error != "" {
-		p.f("          error: %s\n", l.Error)
+		p.para(in+"error: ", l.Error)
 	}
-	p.f("          user agent: %s\n", l.UserAgent)
+	p.para(in+"user agent: ", l.UserAgent)
 }
 
 func (p *printer) robots(r *Report) {
+	p.line("")
 	rb := r.Robots
 	if rb == nil {
+		p.line("ROBOTS.TXT  not read: the site could not be reached, so nothing was decided")
 		return
 	}
-	p.f("\nrobots.txt: %s %s", rb.URL, rb.Outcome)
+	what := fmt.Sprintf("%s: %s", rb.URL, rb.Outcome)
 	if rb.HTTPStatus != 0 {
-		p.f(" (HTTP %d)", rb.HTTPStatus)
+		what += fmt.Sprintf(" (HTTP %d)", rb.HTTPStatus)
 	}
-	verdict := "allowed"
-	if !rb.Allowed {
-		verdict = "DISALLOWED"
-	}
-	p.f("; %s for %s", verdict, r.Agent)
-	if rb.Rule != "" {
-		p.f(" by %q", rb.Rule)
-	}
-	p.f("\n")
-}
-
-// value formats one side of a diff row for a terminal column.
-func value(v any) string {
-	const width = 48
-	var s string
-	switch x := v.(type) {
-	case nil:
-		return "-"
-	case string:
-		if x == "" {
-			return "-"
+	p.para("ROBOTS.TXT  ", what)
+	const in = "            "
+	switch {
+	case rb.Outcome == "unreachable":
+		p.para(in, "no decision: robots.txt could not be read ("+rb.Reason+"), so nothing else was fetched")
+	case rb.Allowed:
+		s := "allowed for " + r.Agent
+		if rb.Rule != "" {
+			s += fmt.Sprintf(" by “%s” (line %d, group “%s”)", rb.Rule, rb.RuleLine, rb.Group)
 		}
-		s = fmt.Sprintf("%q", x)
-	case []string:
-		if len(x) == 0 {
-			return "-"
-		}
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = cleanText(e)
-		}
-		s = strings.Join(parts, ", ")
-	case []any:
-		if len(x) == 0 {
-			return "-"
-		}
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = cleanText(fmt.Sprint(e))
-		}
-		s = strings.Join(parts, ", ")
+		p.para(in, s)
 	default:
-		s = cleanText(fmt.Sprint(x))
+		s := fmt.Sprintf("DISALLOWED for %s by “%s” (line %d, group “%s”)", r.Agent, rb.Rule, rb.RuleLine, rb.Group)
+		if r.Status.Ran() {
+			s += "; the audit ran because a person asked for it"
+		} else {
+			s += "; nothing was fetched"
+		}
+		p.para(in, s)
 	}
-	if r := []rune(s); len(r) > width {
-		s = string(r[:width-1]) + "…"
-	}
-	return s
 }
 
 func orDash(s string) string {
@@ -260,19 +335,22 @@ func orDash(s string) string {
 	return s
 }
 
-func ms(v int64) string {
-	if v >= 1000 {
-		return fmt.Sprintf("%.1fs", float64(v)/1000)
+// plural is "1 warning" or "3 warnings".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
 	}
-	return fmt.Sprintf("%dms", v)
+	return fmt.Sprintf("%d %s", n, many)
 }
 
-func size(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+// lowerFirst lower-cases the first letter of s unless it starts an
+// acronym ("HTTP status").
+func lowerFirst(s string) string {
+	r := []rune(s)
+	first, _, _ := strings.Cut(s, " ")
+	if len(r) == 0 || strings.IndexFunc(first[1:], unicode.IsUpper) >= 0 {
+		return s
 	}
-	return fmt.Sprintf("%d B", n)
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
 }

@@ -98,12 +98,25 @@ const (
 	// Codes the audit pipeline adds from robots.txt; Diff never produces them.
 	CodeRobotsDisallowed  = "robots.disallowed"
 	CodeRobotsUnreachable = "robots.unreachable"
+
+	// Codes the audit pipeline adds when the site itself cannot be reached
+	// (robots.txt, the first request of an audit, never got an answer);
+	// Diff never produces them.
+	CodeSiteDNS     = "site.dns"
+	CodeSiteRefused = "site.connection_refused"
+	CodeSiteTLS     = "site.tls"
+	CodeSiteTimeout = "site.timeout"
+	CodeSiteNetwork = "site.network"
+
+	// CodePageSlow: the page's first byte took longer than SlowTTFB.
+	CodePageSlow = "page.slow"
 )
 
 // pipelineCodes are the codes in the table that Diff itself never produces.
 var pipelineCodes = []string{
 	CodeLaneError, CodeLaneTimeout, CodeLaneSkipped, CodeLaneBlocked,
 	CodeRobotsDisallowed, CodeRobotsUnreachable,
+	CodeSiteDNS, CodeSiteRefused, CodeSiteTLS, CodeSiteTimeout, CodeSiteNetwork,
 }
 
 // CodeInfo describes one finding code, for the report page and the README.
@@ -200,7 +213,13 @@ var codeTable = []CodeInfo{
 	{CodeRenderNavigated, SeverityWarning, "A script navigated the browser to another page. Crawlers that do not run JavaScript stay on the first one; use a server redirect instead."},
 	{CodeHTMLTooDeep, SeverityInfo, "Elements nest more than 512 deep. Browsers and parsers flatten such markup and some fetchers give up; simplify it."},
 	{CodeExtractTruncated, SeverityInfo, "The page has more of something (links, headings, images, ...) than a report keeps; the report lists the first ones and names the fields it cut."},
-	{CodeRobotsDisallowed, SeverityWarning, "robots.txt disallows this URL for LektaBot; the report names the group and rule. A person asked for this audit, so it ran as a user-triggered fetch; scheduled re-audits skip the URL, and crawlers that honour the rule never fetch it. If you want AI crawlers to read the page, allow it."},
+	{CodeRobotsDisallowed, SeverityCritical, "robots.txt disallows this URL for LektaBot; the report names the group and rule, and the crawlers table shows which other crawlers the file keeps out. Crawlers that honour the rule never fetch the page, so nothing on it reaches them. A person asked for this audit, so it ran once as a user-triggered fetch (the page's own scripts and styles included); scheduled re-audits skip the URL. If you want AI crawlers to read the page, allow it."},
+	{CodeSiteDNS, SeverityCritical, "The site's host name does not resolve (or the name servers did not answer), so no crawler can reach it and nothing was fetched. Check the DNS records of the name, or the spelling of the address."},
+	{CodeSiteRefused, SeverityCritical, "The site's server refused the connection: nothing listens on that port, or a firewall rejects it. No crawler can fetch the page; nothing was fetched, robots.txt included."},
+	{CodeSiteTLS, SeverityCritical, "The secure connection to the site failed: the certificate is expired, self-signed or for another name, or the server does not speak TLS on that port. Crawlers refuse such connections as browsers do; nothing was fetched."},
+	{CodeSiteTimeout, SeverityCritical, "The site did not accept a connection in time, so no crawler can reach it; nothing was fetched. The server may be down or a firewall may drop the traffic silently."},
+	{CodeSiteNetwork, SeverityCritical, "The site could not be reached: the network has no route to it or the connection was reset. Nothing was fetched."},
+	{CodePageSlow, SeverityWarning, "The page took longer than 5 seconds to send its first byte. No AI crawler operator publishes a fetch timeout; the figures reported by others for GPTBot, ClaudeBot and PerplexityBot are 2 to 8 seconds, so a slower page is likely abandoned by some of them. Cache the page or speed up the server."},
 	{CodeRobotsUnreachable, SeverityWarning, "robots.txt answered 429 or 5xx, timed out or could not be reached. RFC 9309 says to treat that as \"crawl nothing\", so the audit was skipped (no retry). Make robots.txt answer 200 or 404; many crawlers stop visiting a site whose robots.txt fails."},
 	{CodeLaneError, SeverityWarning, "This lane could not fetch the page (a network, TLS or browser error, named in the message). The report shows what the other lane saw."},
 	{CodeLaneTimeout, SeverityWarning, "This lane did not finish before the audit's deadline; the report keeps what the other lane saw."},

@@ -205,7 +205,28 @@ var diffCases = []diffCase{
 		want: []finding{{code: CodeStatusDiffers, sev: SeverityWarning}}},
 	{name: "not found in both lanes",
 		in:   pair(doc("", ""), doc("", ""), func(p, r *Snapshot) { p.Status, r.Status = 404, 404 }),
-		want: []finding{{code: CodeStatusNotOK, lane: ""}}},
+		want: []finding{{code: CodeStatusNotOK, lane: ""}},
+		check: func(tb testing.TB, res Result) {
+			// Issue 14 point 2: the same status in both lanes is no difference.
+			if strings.Contains(res.Verdict.Summary, "differ") {
+				tb.Errorf("verdict %q claims the lanes differ", res.Verdict.Summary)
+			}
+			eq(tb, "message", res.Findings[0].Message, "The page answers 404 to every visitor, the plain fetch and the browser alike; crawlers do not index a page that does not answer 200.")
+		}},
+	{name: "slow first byte in the plain lane",
+		in:   pair(doc("", ""), doc("", ""), func(p, r *Snapshot) { p.Timings.TTFB = 20 * time.Second }),
+		want: []finding{{code: CodePageSlow, lane: LanePlain, sev: SeverityWarning}},
+		check: func(tb testing.TB, res Result) {
+			eq(tb, "message", res.Findings[0].Message, "The server took 20 s to send the first byte of the page to the plain fetch; AI crawlers are likely to give up long before that.")
+		}},
+	{name: "slow first byte in both lanes",
+		in: pair(doc("", ""), doc("", ""), func(p, r *Snapshot) {
+			p.Timings.TTFB, r.Timings.TTFB = 6*time.Second, 7*time.Second
+		}),
+		want: []finding{{code: CodePageSlow, lane: ""}}},
+	{name: "first byte at the threshold is not slow",
+		in:   pair(doc("", ""), doc("", ""), func(p, r *Snapshot) { p.Timings.TTFB = SlowTTFB }),
+		want: nil},
 	{name: "redirected differently",
 		in:   pair(doc("", ""), doc("", ""), func(p, r *Snapshot) { r.FinalURL = "http://shop.example/browser" }),
 		want: []finding{{code: CodeFinalURLDiffers}}, rows: map[string]Change{"final_url": ChangeChanged}},

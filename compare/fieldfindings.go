@@ -174,7 +174,7 @@ func (d *differ) linkFindings(l *findingList) {
 			sev = SeverityCritical
 		}
 		l.addSeverity(CodeLinksRenderOnly, sev, "", "%s only after JavaScript runs (%s of the rendered page's links), for example %s. Crawlers that do not render cannot discover those pages; put them in the server HTML as <a href>.",
-			plural(n, "link appears", "links appear"), percent(1-d.linkShare), exampleLinks(r, p))
+			plural(n, "link appears", "links appear"), Percent(1-d.linkShare), exampleLinks(r, p))
 	}
 	if n := d.plainOnlyLinks; n > 0 {
 		l.add(CodeLinksPlainOnly, "", "Scripts remove %s of the server HTML, for example %s; browsers and rendering crawlers do not see them.", plural(n, "link", "links"), exampleLinks(p, r))
@@ -203,16 +203,10 @@ const minMissingWords = 10
 
 // onlyShare says a share below 1 as "only 7%" or "none".
 func onlyShare(share float64) string {
-	if p := percent(share); p != "0%" {
+	if p := Percent(share); p != "0%" {
 		return "only " + p
 	}
 	return "none"
-}
-
-// percent formats a share as a whole percentage, rounded down so that a
-// share just under 1 never reads as 100%.
-func percent(share float64) string {
-	return fmt.Sprintf("%d%%", int(share*100+1e-9))
 }
 
 // headingsMissing returns the h2–h6 headings of has that lacks does not

@@ -48,6 +48,8 @@ type Verdict struct {
 	TextShare float64 `json:"text_share"`
 	// LinkShare is the share (0..1) of the rendered page's links the plain lane also has.
 	LinkShare float64 `json:"link_share"`
+	// hasLinks: the rendered page has links, so LinkShare means something.
+	hasLinks bool
 }
 
 // Observed is one lane's snapshot with its extracted page. A lane that

@@ -49,6 +49,26 @@ func inLane(l Lane) string {
 	return "in both the server HTML and the rendered page"
 }
 
+// inFetch phrases a lane as the request that saw something.
+func inFetch(l Lane) string {
+	switch l {
+	case LanePlain:
+		return "to the plain fetch"
+	case LaneRender:
+		return "to the browser"
+	}
+	return "to both the plain fetch and the browser"
+}
+
+// SlowTTFB is the time to first byte above which a page gets the finding
+// page.slow. No AI crawler operator (OpenAI, Anthropic, Perplexity, Common
+// Crawl) publishes a fetch timeout; the figures third parties report for
+// GPTBot, ClaudeBot and PerplexityBot range from 2 to 8 seconds and are not
+// backed by published measurements. 5 seconds is inside that range, so a
+// page slower than this is likely abandoned by some of them; it is also six
+// times web.dev's 0.8 s bar for a good TTFB, so no healthy page trips it.
+const SlowTTFB = 5 * time.Second
+
 // q quotes a value for a message, shortened to 80 characters.
 func q(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
@@ -134,7 +154,27 @@ func (d *differ) snapshotFindings(l *findingList) {
 		} else {
 			status = rs.Status
 		}
-		l.add(CodeStatusNotOK, lane, "The page answered with HTTP status %d %s; crawlers do not index a page that does not answer 200.", status, inLane(lane))
+		switch {
+		case lane == "" && ps.Status == rs.Status:
+			l.add(CodeStatusNotOK, lane, "The page answers %d to every visitor, the plain fetch and the browser alike; crawlers do not index a page that does not answer 200.", status)
+		case lane == "":
+			l.add(CodeStatusNotOK, lane, "The page answers an error to every visitor (%d to the plain fetch, %d to the browser); crawlers do not index a page that does not answer 200.", ps.Status, rs.Status)
+		case lane == LanePlain:
+			l.add(CodeStatusNotOK, lane, "The page answered %d to the plain fetch; crawlers that get it do not index the page.", status)
+		default:
+			l.add(CodeStatusNotOK, lane, "The page answered %d to the browser; rendering crawlers that get it do not index the page.", status)
+		}
+	}
+	slow := func(s *Snapshot) bool { return s != nil && s.Timings.TTFB > SlowTTFB }
+	if lane, ok := laneOf(slow(ps), slow(rs)); ok {
+		t := rs
+		if lane != LaneRender && ps != nil {
+			t = ps
+		}
+		if lane == "" && rs.Timings.TTFB > ps.Timings.TTFB {
+			t = rs
+		}
+		l.add(CodePageSlow, lane, "The server took %s to send the first byte of the page %s; AI crawlers are likely to give up long before that.", Duration(t.Timings.TTFB), inFetch(lane))
 	}
 	if ps != nil && rs != nil && ps.Status != 0 && rs.Status != 0 && ps.Status != rs.Status {
 		sev := SeverityWarning

@@ -18,7 +18,7 @@ var verdictLabels = map[string]string{
 
 // verdict sums the comparison up in one sentence with the two shares.
 func (d *differ) verdict(findings []Finding) Verdict {
-	v := Verdict{TextShare: d.textShare, LinkShare: d.linkShare}
+	v := Verdict{TextShare: d.textShare, LinkShare: d.linkShare, hasLinks: d.r.page != nil && len(linkSet(d.r.page)) > 0}
 	p, r := d.p.page, d.r.page
 	switch {
 	case p == nil && r == nil:
@@ -35,8 +35,8 @@ func (d *differ) verdict(findings []Finding) Verdict {
 	var labels []string
 	warnings := 0
 	for _, f := range findings {
-		if f.Lane == "" && checkCodes[f.Code] {
-			continue
+		if f.Lane == "" && (checkCodes[f.Code] || f.Code == CodeStatusNotOK || f.Code == CodePageSlow) {
+			continue // about the page, not a difference between the lanes
 		}
 		switch f.Severity {
 		case SeverityCritical:
@@ -76,7 +76,7 @@ func (d *differ) verdict(findings []Finding) Verdict {
 
 // shareWords says a share in words: "all", "none" or a percentage.
 func shareWords(share float64) string {
-	switch p := percent(share); {
+	switch p := Percent(share); {
 	case share >= 1:
 		return "all"
 	case p == "0%":

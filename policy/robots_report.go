@@ -11,6 +11,9 @@ type RobotsReport struct {
 	HTTPStatus int `json:"http_status,omitempty"`
 	// Size is the number of body bytes read.
 	Size int `json:"size"`
+	// Requests is how many requests reading robots.txt took, redirect
+	// hops included (one when it answered at once).
+	Requests int `json:"requests"`
 	// Allowed says whether LektaBot may fetch the audited URL; false when
 	// robots.txt was unreachable (the audit is then skipped).
 	Allowed bool `json:"allowed"`
@@ -36,6 +39,7 @@ func NewRobotsReport(res RobotsResult, d Decision) RobotsReport {
 		Outcome:    res.Outcome,
 		HTTPStatus: res.HTTPStatus,
 		Size:       res.Size,
+		Requests:   len(res.Hops),
 		Allowed:    d.Allowed && res.Outcome != RobotsUnreachable,
 		Group:      d.Group,
 		Rule:       d.Rule,

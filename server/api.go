@@ -21,7 +21,10 @@ type pending struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`
 	URL    string `json:"url"`
-	Links  links  `json:"links"`
+	// Joined: this submission joined the audit of the same URL that was
+	// already running; its report is that audit's.
+	Joined bool  `json:"joined,omitempty"`
+	Links  links `json:"links"`
 }
 
 // links point at an audit's JSON and its page.
@@ -75,12 +78,12 @@ func writeReport(w http.ResponseWriter, r *audit.Report) {
 	w.Write(append(b, '\n'))
 }
 
-func writePending(w http.ResponseWriter, r *run) {
+func writePending(w http.ResponseWriter, r *run, joined bool) {
 	state, _ := r.state()
 	if state == "done" {
 		state = "running" // finished this instant; the next poll has the report
 	}
-	writeJSON(w, http.StatusAccepted, pending{ID: r.id, Status: state, URL: r.url, Links: linksFor(r.id)})
+	writeJSON(w, http.StatusAccepted, pending{ID: r.id, Status: state, URL: r.url, Joined: joined, Links: linksFor(r.id)})
 }
 
 // createAudit is POST /api/v1/audits.
@@ -90,6 +93,7 @@ func (s *Server) createAudit() http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		raw, err := readURL(w, r)
 		if err != nil {
+			s.countInvalid(audit.TriggerAPI, err)
 			writeError(w, err)
 			return
 		}
@@ -104,7 +108,7 @@ func (s *Server) createAudit() http.Handler {
 			writeReport(w, sub.ready)
 		default:
 			w.Header().Set("Location", "/api/v1/audits/"+sub.id)
-			writePending(w, sub.run)
+			writePending(w, sub.run, sub.joined)
 		}
 	})
 }
@@ -159,7 +163,7 @@ func (s *Server) getAudit() http.Handler {
 		}
 		switch {
 		case running != nil:
-			writePending(w, running)
+			writePending(w, running, false)
 		case err != nil:
 			writeError(w, err)
 		default:

@@ -72,14 +72,14 @@ func TestAPILifecycle(t *testing.T) {
 	t.Run("same URL joins", func(t *testing.T) {
 		resp, b := h.post(target)
 		wantStatus(t, resp, b, http.StatusAccepted)
-		if got := decode[pending](t, b); got.ID != p.ID {
-			t.Errorf("joined id %q, want the running %q", got.ID, p.ID)
+		if got := decode[pending](t, b); got.ID != p.ID || !got.Joined {
+			t.Errorf("joined answer %+v, want the running %q with joined true", got, p.ID)
 		}
 	})
 	t.Run("same host other URL is rate limited", func(t *testing.T) {
 		resp, b := h.post("http://shop.example/index.html")
 		e := wantError(t, resp, b, http.StatusTooManyRequests, codeRateLimited, true)
-		if !strings.Contains(e.Error.Message, "concurrency") {
+		if !strings.HasPrefix(e.Error.Message, "Another audit of shop.example is running; try again in ") {
 			t.Errorf("message %q does not name the concurrency limit", e.Error.Message)
 		}
 	})
@@ -211,10 +211,14 @@ func TestQueueFullIsNotCharged(t *testing.T) {
 
 func TestClientRateLimit(t *testing.T) {
 	h := newHarness(t, func(c *Config, _ *stubRenderer) { c.ClientRate = []cache.Window{{N: 2, Per: time.Minute}} })
+	var first string
 	for i, host := range []string{"a.example", "b.example"} {
 		resp, b := h.post("http://" + host + "/index.html")
 		if resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("submission %d: %d %s", i+1, resp.StatusCode, b)
+		}
+		if i == 0 {
+			first = decode[pending](t, b).ID
 		}
 	}
 	resp, b := h.post("http://c.example/index.html")
@@ -222,10 +226,58 @@ func TestClientRateLimit(t *testing.T) {
 	if e.Error.RetryAfterS > 60 {
 		t.Errorf("retry after %ds, more than the 1m window", e.Error.RetryAfterS)
 	}
+	if want := "You have submitted more audits than this service takes from one address (2 per 1 min); try again in "; !strings.HasPrefix(e.Error.Message, want) || strings.Contains(e.Error.Message, "2/1m") {
+		t.Errorf("message %q, want it in words starting %q", e.Error.Message, want)
+	}
 	if n := len(h.site.HitsOf("c.example", "/")); n != 0 {
 		t.Errorf("a client-limited submission reached the site %d times", n)
 	}
+	// Cached answers count against no limit: the client over its limit
+	// still gets a.example's finished report from the cache, as often as it asks.
+	h.waitReport(first)
+	for range 3 {
+		resp, b := h.post("http://a.example/index.html")
+		wantStatus(t, resp, b, http.StatusOK)
+		if r := decode[*audit.Report](t, b); !r.Cached {
+			t.Errorf("answer is not from the cache: %+v", r)
+		}
+	}
 	h.checkSpec(t)
+}
+
+// TestCachedAnswersAreNotCounted: a client whose submissions are answered
+// from the cache keeps its whole submission allowance.
+func TestCachedAnswersAreNotCounted(t *testing.T) {
+	h := newHarness(t, func(c *Config, _ *stubRenderer) { c.ClientRate = []cache.Window{{N: 2, Per: time.Minute}} })
+	resp, b := h.post("http://a.example/index.html")
+	wantStatus(t, resp, b, http.StatusAccepted)
+	h.waitReport(decode[pending](t, b).ID)
+	for range 5 {
+		resp, b := h.post("http://a.example/index.html")
+		wantStatus(t, resp, b, http.StatusOK)
+	}
+	// One submission counted so far: one more new audit is allowed.
+	resp, b = h.post("http://b.example/index.html")
+	wantStatus(t, resp, b, http.StatusAccepted)
+	resp, b = h.post("http://c.example/index.html")
+	wantError(t, resp, b, http.StatusTooManyRequests, codeRateLimited, true)
+	h.checkSpec(t)
+}
+
+// TestFormTakesAddressWithoutScheme: example.com/page is taken as
+// https://, as a browser's address bar does, and the report says which
+// URL was audited.
+func TestFormTakesAddressWithoutScheme(t *testing.T) {
+	h := newHarness(t)
+	resp, b := h.postForm("shop.example/index.html", nil)
+	wantStatus(t, resp, b, http.StatusSeeOther)
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/r/")
+	h.waitReport(id)
+	resp, b = h.do("GET", "/r/"+id, "", nil)
+	wantStatus(t, resp, b, http.StatusOK)
+	if !strings.Contains(string(b), `id="audited-url" href="https://shop.example/index.html"`) {
+		t.Errorf("the report does not say it audited https://shop.example/index.html:\n%s", b)
+	}
 }
 
 func TestLongPollIsCapped(t *testing.T) {

@@ -93,7 +93,7 @@ func seedReport(b *testing.B, store cache.Store) string {
 		b.Fatal(err)
 	}
 	raw := strings.NewReplacer(`"<started_at>"`, `"2026-03-01T12:00:00Z"`, `"<duration_ms>"`, "812",
-		`"<ttfb_ms>"`, "21", "<version>", "156.0.0.0").Replace(string(b0))
+		`"<ttfb_ms>"`, "21", `"<page_time_ms>"`, "180", "<version>", "156.0.0.0").Replace(string(b0))
 	r, err := audit.Decode([]byte(raw))
 	if err != nil {
 		b.Fatal(err)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -39,6 +38,10 @@ type Policy struct {
 	// PrivateAllowed is true when the operator let the guard dial some
 	// private or loopback addresses (--allow-addr, for local testing).
 	PrivateAllowed bool
+	// Typical are the configured bounds of a typical audit's duration,
+	// shown until this instance has measured enough audits of its own
+	// (default DefaultTypical).
+	Typical [2]time.Duration
 }
 
 // Scope is who shares the per-host limits and the result cache.
@@ -141,11 +144,4 @@ func human(d time.Duration) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// botPage serves /bot from the policy in force.
-func botPage(pg *pages, p Policy) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		pg.render(w, r, http.StatusOK, "bot", p.view())
-	})
 }

@@ -137,6 +137,17 @@ func (l *clientLimiter) allow(addr string) (time.Duration, bool) {
 	return 0, true
 }
 
+// refund forgets addr's latest submission, which turned out to be answered
+// from the cache.
+func (l *clientLimiter) refund(addr string) {
+	key := clientKey(addr)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if log := l.logs[key]; len(log) > 0 {
+		l.logs[key] = log[:len(log)-1]
+	}
+}
+
 // trim drops the starts at or before cut.
 func trim(log []time.Time, cut time.Time) []time.Time {
 	i := 0

@@ -7,10 +7,12 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
 )
 
@@ -73,47 +75,52 @@ func errorFor(err error) *apiError {
 			outcome: outcomeRefused, cause: err}
 	case errors.Is(err, audit.ErrUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
-			Message:    "the store that records audits did not answer, so no audit can start; try again shortly",
+			Message:    "The store that records audits did not answer, so no audit can start; try again in " + compare.Duration(storeRetryAfter) + ".",
 			RetryAfter: storeRetryAfter, outcome: outcomeUnavailable, cause: err}
 	case errors.Is(err, audit.ErrNotFound):
 		return notFound()
 	case errors.Is(err, cache.ErrAbandoned), errors.Is(err, context.Canceled):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
-			Message:    "the audit ended without a result; submit the URL again",
+			Message:    "The audit ended without a result; submit the URL again.",
 			RetryAfter: queueRetryAfter, outcome: outcomeFailed, cause: err}
 	}
 	return &apiError{Status: http.StatusInternalServerError, Code: codeInternal,
-		Message: "something went wrong on our side; the error was logged", outcome: outcomeFailed, cause: err}
+		Message: "Something went wrong on our side; the error was logged.", outcome: outcomeFailed, cause: err}
 }
 
 func badRequest(msg string) *apiError {
-	return &apiError{Status: http.StatusBadRequest, Code: codeBadRequest, Message: msg}
+	return &apiError{Status: http.StatusBadRequest, Code: codeBadRequest, Message: msg, outcome: codeBadRequest}
 }
 
 func notFound() *apiError {
 	return &apiError{Status: http.StatusNotFound, Code: codeNotFound,
-		Message: "no report has this id (reports expire, and ids cannot be guessed)"}
+		Message: "No report has this id (reports expire, and ids cannot be guessed)."}
 }
 
-func clientLimited(wait time.Duration) *apiError {
+func clientLimited(wait time.Duration, windows []cache.Window) *apiError {
+	wait = max(time.Second, time.Duration(math.Ceil(wait.Seconds()))*time.Second)
+	var limits []string
+	for _, w := range windows {
+		limits = append(limits, fmt.Sprintf("%d per %s", w.N, compare.Duration(w.Per)))
+	}
 	return &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, RetryAfter: wait,
-		Message: fmt.Sprintf("you have submitted too many audits; retry in %ds",
-			max(1, int64(math.Ceil(wait.Seconds())))), outcome: outcomeClientLimited}
+		Message: fmt.Sprintf("You have submitted more audits than this service takes from one address (%s); try again in %s.",
+			strings.Join(limits, ", "), compare.Duration(wait)), outcome: outcomeClientLimited}
 }
 
 func hostLimited(rep *audit.Report) *apiError {
 	msg := rep.Reason
 	if msg == "" {
-		msg = "the per-host limits refused this audit"
+		msg = "The per-host limits refused this audit."
 	}
 	return &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, Message: msg,
 		RetryAfter: time.Duration(rep.RetryAfterS) * time.Second, outcome: outcomeRateLimited}
 }
 
 func queueRefusal(err error) *apiError {
-	msg := "all audit slots are taken; try again shortly"
+	msg := "All audit slots are taken; try again in " + compare.Duration(queueRetryAfter) + "."
 	if errors.Is(err, errStopping) {
-		msg = "the server is restarting; try again shortly"
+		msg = "The server is restarting; try again in " + compare.Duration(queueRetryAfter) + "."
 	}
 	return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msg,
 		RetryAfter: queueRetryAfter, outcome: outcomeQueueFull, cause: err}

@@ -164,6 +164,8 @@ func newHarness(tb testing.TB, opts ...harnessOpt) *harness {
 	ts := httptest.NewServer(srv.Handler())
 	h := &harness{tb: tb, srv: srv, ts: ts, site: site, rend: rend, store: store,
 		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	// Every API answer any test sees is checked against openapi.json.
+	tb.Cleanup(func() { h.checkSpec(tb) })
 	tb.Cleanup(func() {
 		if rend.gate != nil {
 			select {

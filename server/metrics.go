@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +26,7 @@ type metrics struct {
 	refusals     *prometheus.CounterVec
 	cacheHits    prometheus.Counter
 	outbound     *prometheus.CounterVec
+	submissions  *prometheus.CounterVec
 }
 
 // Metric names, for the README and the tests.
@@ -36,14 +39,44 @@ const (
 	metricRunning      = "lekta_audits_running"
 	metricContexts     = "lekta_browser_contexts_in_use"
 	metricOutbound     = "lekta_outbound_requests_total"
+	metricSubmissions  = "lekta_submissions_total"
+	metricBuildInfo    = "lekta_build_info"
 )
+
+// Outcomes of a submission counted in lekta_submissions_total besides the
+// refusals: queued for a new audit here.
+const outcomeQueued = "queued"
+
+// statusUnrecorded labels the render lane's subresource requests, whose
+// answers the report does not keep one by one.
+const statusUnrecorded = "unrecorded"
+
+// buildInfo labels lekta_build_info: the module version, the Go release
+// and the VCS revision when the binary was built with it.
+func buildInfo() prometheus.Labels {
+	l := prometheus.Labels{"version": "(devel)", "go_version": runtime.Version(), "revision": "unknown"}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			l["version"] = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				l["revision"] = s.Value
+			}
+		}
+	}
+	return l
+}
 
 func newMetrics(p *pool, contexts func() int) *metrics {
 	reg := prometheus.NewRegistry()
 	m := &metrics{
 		reg: reg,
 		audits: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricAudits,
-			Help: "Submitted audits by trigger (form, api) and outcome (an audit status, or cached, joined, rate_limited, client_limited, queue_full, invalid_url, target_refused, unavailable, failed)."},
+			Help: "Audits this process ran, by trigger (form, api) and outcome (the audit's status: complete, partial, skipped, blocked, timeout, error; or failed when no report came back)."},
+			[]string{"trigger", "outcome"}),
+		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricSubmissions,
+			Help: "Every submission to the form or the API, invalid ones included, by trigger and outcome: queued, joined, cached, rate_limited, client_limited, queue_full, invalid_url, target_refused, bad_request, forbidden, unavailable, failed."},
 			[]string{"trigger", "outcome"}),
 		laneDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: metricLaneDuration,
 			Help:    "Wall time of each lane of the audits run by this process.",
@@ -55,13 +88,16 @@ func newMetrics(p *pool, contexts func() int) *metrics {
 		cacheHits: prometheus.NewCounter(prometheus.CounterOpts{Name: metricCacheHits,
 			Help: "Submissions answered from the result cache without contacting the site."}),
 		outbound: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricOutbound,
-			Help: "Requests to audited sites by lane (robots, plain, render: the page request of each lane) and HTTP status class (2xx..5xx, or none when no response arrived)."},
+			Help: "Every request made to audited sites, by lane (robots: each robots.txt request, redirects included; plain: each hop of the plain GET; render: every request of the browser, subresources included) and HTTP status class (2xx..5xx; none when no answer arrived; unrecorded for the render lane's subresources, whose answers the report does not keep one by one)."},
 			[]string{"lane", "status"}),
 	}
 	if contexts == nil {
 		contexts = p.busy
 	}
-	reg.MustRegister(m.audits, m.laneDuration, m.refusals, m.cacheHits, m.outbound,
+	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: metricBuildInfo,
+		Help: "Always 1; the labels say which build is running.", ConstLabels: buildInfo()})
+	build.Set(1)
+	reg.MustRegister(m.audits, m.laneDuration, m.refusals, m.cacheHits, m.outbound, m.submissions, build,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricQueueDepth,
 			Help: "Admitted audits waiting for a renderer."}, func() float64 { return float64(p.depth()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricRunning,
@@ -80,11 +116,20 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
-// observe records the lane timings and outbound requests of an audit that
-// ran in this process.
+// observe records the lane timings and the outbound requests of an audit
+// that ran in this process: every robots.txt request, every hop of the
+// plain GET, and every request of the render.
 func (m *metrics) observe(r *audit.Report) {
 	if r.Robots != nil && r.Robots.Outcome != "" {
-		m.outbound.WithLabelValues("robots", statusClass(r.Robots.HTTPStatus)).Inc()
+		for i := range max(r.Robots.Requests, 1) {
+			st := 0
+			if i == max(r.Robots.Requests, 1)-1 {
+				st = r.Robots.HTTPStatus
+			} else {
+				st = 300 // a redirect hop
+			}
+			m.outbound.WithLabelValues("robots", statusClass(st)).Inc()
+		}
 	}
 	for _, l := range []struct {
 		name string
@@ -94,9 +139,27 @@ func (m *metrics) observe(r *audit.Report) {
 		case "", audit.OutcomeSkipped, audit.OutcomeBlocked:
 			continue // no request reached the site
 		}
-		m.outbound.WithLabelValues(l.name, statusClass(l.lr.HTTPStatus)).Inc()
 		m.laneDuration.WithLabelValues(l.name).Observe(
 			(time.Duration(l.lr.DurationMS) * time.Millisecond).Seconds())
+		for _, h := range l.lr.Redirects {
+			m.outbound.WithLabelValues(l.name, statusClass(h.Status)).Inc()
+		}
+		m.outbound.WithLabelValues(l.name, statusClass(l.lr.HTTPStatus)).Inc()
+	}
+	rl := r.Lanes.Render
+	if rl.Outcome == "" || rl.Outcome == audit.OutcomeSkipped || rl.Outcome == audit.OutcomeBlocked {
+		return
+	}
+	// The page and its redirect hops are counted above; the browser's
+	// other requests are its subresources, the failed ones among them
+	// without an answer.
+	others := rl.Requests - 1 - len(rl.Redirects)
+	failed := min(len(rl.FailedRequests), max(others, 0))
+	if failed > 0 {
+		m.outbound.WithLabelValues("render", "none").Add(float64(failed))
+	}
+	if n := others - failed; n > 0 {
+		m.outbound.WithLabelValues("render", statusUnrecorded).Add(float64(n))
 	}
 }
 

@@ -1,15 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
-	"fmt"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"lekta.dev/lekta/internal/apischema"
 )
 
 // spec is the embedded OpenAPI document, decoded generically.
@@ -17,40 +18,22 @@ type spec map[string]any
 
 func loadSpec(tb testing.TB) spec {
 	tb.Helper()
+	return spec(loadDoc(tb).Raw)
+}
+
+// loadDoc loads the embedded OpenAPI document for validation.
+func loadDoc(tb testing.TB) *apischema.Doc {
+	tb.Helper()
 	b, err := webFS.ReadFile("web/openapi.json")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var s spec
-	if err := json.Unmarshal(b, &s); err != nil {
-		tb.Fatalf("openapi.json: %v", err)
-	}
-	if s["openapi"] != "3.1.0" {
-		tb.Fatalf("openapi version %v, want 3.1.0", s["openapi"])
-	}
-	return s
+	return apischema.Load(tb, b)
 }
 
 // obj is a JSON object or nil.
 func obj(v any) map[string]any {
 	m, _ := v.(map[string]any)
-	return m
-}
-
-// resolve follows a local $ref ("#/components/...").
-func (s spec) resolve(v any) map[string]any {
-	m := obj(v)
-	for m != nil {
-		ref, ok := m["$ref"].(string)
-		if !ok {
-			return m
-		}
-		var cur any = map[string]any(s)
-		for _, part := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
-			cur = obj(cur)[part]
-		}
-		m = obj(cur)
-	}
 	return m
 }
 
@@ -76,94 +59,14 @@ func (s spec) route(path string) (string, map[string]any) {
 	return "", nil
 }
 
-// validate checks v against a JSON schema subset: $ref, allOf, type,
-// const, enum, required, properties, items, additionalProperties.
-func (s spec) validate(schema any, v any, at string) []string {
-	sc := s.resolve(schema)
-	if sc == nil {
-		return nil
-	}
-	var errs []string
-	for _, sub := range asList(sc["allOf"]) {
-		errs = append(errs, s.validate(sub, v, at)...)
-	}
-	if t, ok := sc["type"]; ok && !typeOK(t, v) {
-		return append(errs, fmt.Sprintf("%s: %T does not have type %v", at, v, t))
-	}
-	if c, ok := sc["const"]; ok && v != c {
-		errs = append(errs, fmt.Sprintf("%s: %v, want %v", at, v, c))
-	}
-	if e := asList(sc["enum"]); e != nil && !slices.Contains(e, v) {
-		errs = append(errs, fmt.Sprintf("%s: %v not in %v", at, v, e))
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, r := range asList(sc["required"]) {
-			if _, ok := x[r.(string)]; !ok {
-				errs = append(errs, fmt.Sprintf("%s: required field %q missing", at, r))
-			}
-		}
-		props := obj(sc["properties"])
-		for k, val := range x {
-			if p, ok := props[k]; ok {
-				errs = append(errs, s.validate(p, val, at+"."+k)...)
-			} else if ap := obj(sc["additionalProperties"]); ap != nil {
-				errs = append(errs, s.validate(ap, val, at+"."+k)...)
-			}
-		}
-	case []any:
-		for i, e := range x {
-			errs = append(errs, s.validate(sc["items"], e, at+"["+strconv.Itoa(i)+"]")...)
-		}
-	}
-	return errs
-}
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func typeOK(t any, v any) bool {
-	if l, ok := t.([]any); ok {
-		for _, one := range l {
-			if typeOK(one, v) {
-				return true
-			}
-		}
-		return false
-	}
-	switch t {
-	case "object":
-		_, ok := v.(map[string]any)
-		return ok
-	case "array":
-		_, ok := v.([]any)
-		return ok
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
-	case "number":
-		_, ok := v.(float64)
-		return ok
-	case "integer":
-		f, ok := v.(float64)
-		return ok && f == math.Trunc(f)
-	case "null":
-		return v == nil
-	}
-	return false
-}
-
 // checkSpec checks every recorded exchange with a documented path: the
-// method and status are documented, the body matches the response schema,
-// and documented Retry-After headers are present.
-func (h *harness) checkSpec(t *testing.T) {
+// method and status are documented, documented Retry-After headers are
+// present, and the body is valid against the response's schema by a real
+// JSON Schema 2020-12 validator.
+func (h *harness) checkSpec(t testing.TB) {
 	t.Helper()
-	s := loadSpec(t)
+	doc := loadDoc(t)
+	s := spec(doc.Raw)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, ex := range h.exchange {
@@ -171,12 +74,13 @@ func (h *harness) checkSpec(t *testing.T) {
 		if item == nil {
 			continue // a page for people, not part of the API
 		}
-		op := obj(item[strings.ToLower(ex.method)])
-		if op == nil {
+		method := strings.ToLower(ex.method)
+		if obj(item[method]) == nil {
 			t.Errorf("%s %s: method not documented under %s", ex.method, ex.path, tmpl)
 			continue
 		}
-		resp := s.resolve(obj(op["responses"])[strconv.Itoa(ex.status)])
+		status := strconv.Itoa(ex.status)
+		resp := doc.Response(tmpl, method, status)
 		if resp == nil {
 			t.Errorf("%s %s: status %d not documented", ex.method, tmpl, ex.status)
 			continue
@@ -187,23 +91,48 @@ func (h *harness) checkSpec(t *testing.T) {
 			}
 		}
 		ct, _, _ := strings.Cut(ex.header.Get("Content-Type"), ";")
-		media := obj(obj(resp["content"])[ct])
-		if media == nil {
+		if obj(obj(resp["content"])[ct]) == nil {
 			t.Errorf("%s %s %d: content type %q not documented", ex.method, tmpl, ex.status, ct)
 			continue
 		}
 		if ct != "application/json" {
 			continue
 		}
-		var body any
-		if err := json.Unmarshal(ex.body, &body); err != nil {
-			t.Errorf("%s %s %d: body is not JSON: %v", ex.method, tmpl, ex.status, err)
-			continue
+		ptr := doc.ResponseSchema(tmpl, method, status, ct)
+		if err := doc.Validate(t, ptr, ex.body); err != nil {
+			t.Errorf("%s %s %d: the body does not match %s: %v", ex.method, tmpl, ex.status, ptr, err)
 		}
-		for _, e := range s.validate(media["schema"], body, "body") {
-			t.Errorf("%s %s %d: %s", ex.method, tmpl, ex.status, e)
+		if bytes.Contains(ex.body, []byte(":null")) && !strings.Contains(tmpl, "openapi") {
+			checkNoNullLists(t, ex.method+" "+tmpl, ex.body)
 		}
 	}
+}
+
+// checkNoNullLists fails when a JSON document has null where the schema
+// allows only a list: the validator says so too, this names the place.
+func checkNoNullLists(t testing.TB, what string, body []byte) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return
+	}
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if e == nil && k != "page" && k != "plain" && k != "render" {
+					t.Errorf("%s: %s.%s is null", what, at, k)
+				}
+				walk(e, at+"."+k)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, at+"["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	walk(v, "body")
 }
 
 // TestOpenAPIRoutes checks that every documented path and method is a
@@ -252,6 +181,41 @@ func TestOpenAPIDocumentsEveryAPIStatus(t *testing.T) {
 		slices.Sort(got)
 		if !slices.Equal(got, statuses) {
 			t.Errorf("%s documents %v, the handlers answer %v", key, got, statuses)
+		}
+	}
+}
+
+// TestOpenAPIValidatorCatches makes sure the validation above can fail: a
+// report with findings null, an undocumented field or a page of the wrong
+// shape does not pass.
+func TestOpenAPIValidatorCatches(t *testing.T) {
+	h := newHarness(t)
+	resp, b := h.post("http://shop.example/index.html")
+	wantStatus(t, resp, b, http.StatusAccepted)
+	rep := h.waitReport(decode[pending](t, b).ID)
+	good, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := loadDoc(t)
+	const report = "/components/schemas/Report"
+	if err := doc.Validate(t, report, good); err != nil {
+		t.Fatalf("a real report does not validate: %v", err)
+	}
+	for name, mutate := range map[string]func(m map[string]any){
+		"findings null":       func(m map[string]any) { m["findings"] = nil },
+		"undocumented field":  func(m map[string]any) { m["surprise"] = 1 },
+		"page title a number": func(m map[string]any) { obj(obj(obj(m["lanes"])["plain"])["page"])["title"] = 3 },
+		"redirect without url": func(m map[string]any) {
+			obj(obj(m["lanes"])["plain"])["redirects"] = []any{map[string]any{"status": 301, "location": "/x"}}
+		},
+	} {
+		var m map[string]any
+		json.Unmarshal(good, &m)
+		mutate(m)
+		bad, _ := json.Marshal(m)
+		if err := doc.Validate(t, report, bad); err == nil {
+			t.Errorf("%s: the validator accepts it", name)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
 )
 
 //go:embed web
@@ -21,6 +23,7 @@ var pageFiles = map[string]string{
 	"progress": "web/progress.html",
 	"bot":      "web/bot.html",
 	"notfound": "web/notfound.html",
+	"api":      "web/api.html",
 }
 
 // pages holds the parsed templates, one set per page on a shared layout.
@@ -71,6 +74,8 @@ func pageTitle(name string) string {
 		return "What do AI crawlers miss?"
 	case "bot":
 		return "LektaBot"
+	case "api":
+		return "API reference"
 	}
 	return "Lekta"
 }
@@ -100,12 +105,15 @@ func (s *Server) submitForm() http.Handler {
 	ttl := human(s.cfg.Policy.Limits.CacheTTL)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail := func(raw string, e *apiError) {
+			if e.outcome == "" {
+				s.countInvalid(audit.TriggerForm, e)
+			}
 			e.setRetryAfter(w.Header())
 			s.pages.render(w, r, e.Status, "form", formView{URL: raw, Error: e.Message, Code: e.Code, CacheTTL: ttl})
 		}
 		if err := cop.Check(r); err != nil {
 			fail("", &apiError{Status: http.StatusForbidden, Code: codeForbidden,
-				Message: "this form only accepts submissions from its own pages"})
+				Message: "This form only accepts submissions from its own pages."})
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
@@ -113,9 +121,11 @@ func (s *Server) submitForm() http.Handler {
 			fail("", badRequest("the form could not be read"))
 			return
 		}
-		raw := r.PostForm.Get("url")
+		// As a browser's address bar does, a typed address without a
+		// scheme is taken as https://.
+		raw := policy.WithDefaultScheme(r.PostForm.Get("url"))
 		if raw == "" {
-			fail("", &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: "enter the address of a page"})
+			fail("", &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: "Enter the address of a page."})
 			return
 		}
 		sub, err := s.submit(r.Context(), raw, audit.TriggerForm, clientAddr(r, s.cfg.TrustedProxies))
@@ -144,7 +154,8 @@ func (s *Server) reportPage() http.Handler {
 			state, since := running.state()
 			s.pages.renderPage(w, http.StatusOK, "progress", layout{Title: "Auditing…", Refresh: 2, NoIndex: true,
 				Data: progressView{ID: id, URL: running.url, State: state,
-					Elapsed: human(s.cfg.Now().Sub(since).Truncate(time.Second))}})
+					Elapsed: compare.Duration(s.cfg.Now().Sub(since).Truncate(time.Second)),
+					Steps:   stepViews(s.steps.at(id)), Typical: s.durations.typical()}})
 		case err != nil:
 			e := errorFor(err)
 			if e.Code == codeNotFound {

@@ -36,6 +36,12 @@ func TestFormToReport(t *testing.T) {
 	if !strings.Contains(page, `<meta http-equiv="refresh" content="2">`) || !strings.Contains(page, `data-state="running"`) {
 		t.Fatalf("running report page has no progress and refresh:\n%s", page)
 	}
+	// The render is held at the gate: robots.txt and the plain fetch are
+	// done, the render is the running step, with the elapsed time.
+	steps := regexp.MustCompile(`(?s)<li class="done">reading robots.txt.*<li class="done">fetching the page without JavaScript.*<li class="doing">rendering the page in Chromium <span class="now">\(running now\)</span>.*<li class="todo">comparing the two`)
+	if !steps.MatchString(page) || !regexp.MustCompile(`Running for <span id="elapsed">\d+ ms|Running for <span id="elapsed">[\d.]+ s`).MatchString(page) {
+		t.Errorf("running report page does not show the step and the elapsed time:\n%s", page)
+	}
 	if resp.Header.Get("X-Robots-Tag") != "noindex, nofollow" {
 		t.Errorf("X-Robots-Tag %q while running", resp.Header.Get("X-Robots-Tag"))
 	}
@@ -56,9 +62,12 @@ func TestFormToReport(t *testing.T) {
 		re   string
 	}{
 		{"verdict before the table", `(?s)id="verdict".*id="text-share">\d+%</strong>.*id="link-share">\d+%</strong>.*id="fields"`},
-		{"title differs, side by side", `(?s)<tr id="field-title" class="differs only_render">.*<td class="plain"><span class="empty">\(none\)</span></td><td class="render">Rendered title</td>`},
+		{"title differs, side by side, in words", `(?s)<tr id="field-title" class="differs only_render"><th scope="row" class="field">Title <span class="change">only after JavaScript</span></th><td class="plain" data-lane="Plain"><span class="empty">\(none\)</span></td><td class="render" data-lane="Rendered">Rendered title</td>`},
+		{"field names in words", `<th scope="row" class="field">Meta description`},
 		{"h1 same in both lanes", `<tr id="field-h1" class="same">`},
-		{"finding with explanation", `(?s)<code>title.render_only</code>.*class="explain">The &lt;title&gt; exists only after JavaScript runs`},
+		{"finding in words, code small, message once", `(?s)<dt id="finding-title.render_only">Title: only after JavaScript <code class="code">title.render_only</code></dt>\s*<dd><p class="message">The title “Rendered title” is set by JavaScript;[^<]*</p>`},
+		{"verdict box coloured by the worst finding", `<section class="verdict verdict-critical" id="verdict"`},
+		{"verdict opens with the worst finding", `<p class="summary">The title “Rendered title” is set by JavaScript;`},
 		{"critical group first", `(?s)sev-critical.*sev-(warning|info)`},
 		{"render-only link listed", `(?s)Links only in the rendered page.*http://shop.example/cart.html`},
 		{"blocked requests", `<li>image: 2</li>`},
@@ -226,12 +235,18 @@ func TestMetricsCount(t *testing.T) {
 	h.post("http://shop.example/js-title.html") // cached
 	h.post("http://shop.example/index.html")    // 1/1m window
 	h.postForm("http://10.1.2.3/", nil)         // refused
+	h.postForm("", nil)                         // no address
+	h.do("POST", "/api/v1/audits", "{", map[string]string{"Content-Type": "application/json"})
 	_, m := h.do("GET", "/metrics", "", nil)
 	for _, want := range []string{
 		`lekta_audits_total{outcome="complete",trigger="api"} 1`,
-		`lekta_audits_total{outcome="cached",trigger="api"} 1`,
-		`lekta_audits_total{outcome="rate_limited",trigger="api"} 1`,
-		`lekta_audits_total{outcome="target_refused",trigger="form"} 1`,
+		`lekta_submissions_total{outcome="queued",trigger="api"} 1`,
+		`lekta_submissions_total{outcome="cached",trigger="api"} 1`,
+		`lekta_submissions_total{outcome="rate_limited",trigger="api"} 1`,
+		`lekta_submissions_total{outcome="target_refused",trigger="form"} 1`,
+		`lekta_submissions_total{outcome="invalid_url",trigger="form"} 1`,
+		`lekta_submissions_total{outcome="bad_request",trigger="api"} 1`,
+		`lekta_outbound_requests_total{lane="robots",status="4xx"} 1`,
 		`lekta_limiter_refusals_total{reason="1/1m"} 1`,
 		`lekta_cache_hits_total 1`,
 		`lekta_lane_duration_seconds_count{lane="plain"} 1`,
@@ -240,9 +255,78 @@ func TestMetricsCount(t *testing.T) {
 		`lekta_outbound_requests_total{lane="render",status="2xx"} 1`,
 		`lekta_queue_depth 0`,
 		`lekta_browser_contexts_in_use 0`,
+		`lekta_outbound_requests_total{lane="render",status="unrecorded"} 2`,
 	} {
 		if !strings.Contains(string(m), want+"\n") {
 			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`\nlekta_build_info\{go_version="go[^"]+",revision="[^"]+",version="[^"]+"\} 1\n`).Match(m) {
+		t.Errorf("/metrics has no lekta_build_info gauge")
+	}
+	if regexp.MustCompile(`lekta_audits_total\{outcome="(cached|rate_limited|target_refused|queued)"`).Match(m) {
+		t.Errorf("submissions are counted as audits")
+	}
+}
+
+// TestBotPolicyPage: /bot against the published operator policy — the
+// version and date in force with the dated log, the basis, the final URL
+// graded, when robots.txt changes take effect, the example groups, the
+// Crawl-delay note, the verification section, what Disallow does (never
+// "keeps LektaBot away" unqualified), the typical duration (configured
+// bounds, then measured here), and the contact or its absence.
+func TestBotPolicyPage(t *testing.T) {
+	h := newHarness(t)
+	changes, err := policyChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, b := h.do("GET", "/bot", "", nil)
+	wantStatus(t, resp, b, http.StatusOK)
+	page := string(b)
+	for _, want := range []string{
+		"Policy version <strong>" + changes[0].Version + "</strong>, in force since <time datetime=\"" + changes[0].Date.Format(time.DateOnly) + "\">",
+		"RFC 9309", "§2.2", "RFC 9110", "§15.3.1",
+		"The final URL after redirects is the one graded",
+		"take effect on the next fresh audit",
+		"User-agent: LektaBot\nDisallow: /admin/\nDisallow: /checkout/\nAllow: /",
+		`id="crawl-delay"`, "publishes no list of source addresses", "no reverse-DNS zone",
+		"a scheduled re-audit of a disallowed URL is skipped entirely",
+		"the block is written at the top of its report",
+		`<span id="typical-value">5 s to 30 s</span> (the configured bounds`,
+		`<span id="no-contact">the operator of this instance has not published a contact</span>`,
+		"2026-12-01</time> · version 1.2</dt><dd>While rendering, only GET and HEAD",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("/bot lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"keeps LektaBot away", "keep LektaBot away", "stricter than any"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("/bot says %q", bad)
+		}
+	}
+	// Measured figures replace the bounds once enough audits ran here.
+	for i := range durationsEnough {
+		h.srv.durations.add(time.Duration(2+i%3) * time.Second)
+	}
+	_, b = h.do("GET", "/bot", "", nil)
+	if !strings.Contains(string(b), `<span id="typical-value">3 s to 4 s</span> (the median to the 95th percentile of the last 20 audits`) {
+		t.Errorf("/bot does not show the measured duration:\n%s", b)
+	}
+}
+
+func TestPolicyChangeLog(t *testing.T) {
+	changes, err := policyChanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range changes {
+		if c.Version == "" || c.What == "" || c.Date.IsZero() {
+			t.Errorf("entry %d incomplete: %+v", i, c)
+		}
+		if i > 0 && c.Version == changes[i-1].Version {
+			t.Errorf("version %s listed twice", c.Version)
 		}
 	}
 }

@@ -8,12 +8,13 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("GET /{$}", formPage(s.pages, s.cfg.Policy.Limits.CacheTTL))
 	mux.Handle("POST /audits", s.submitForm())
 	mux.Handle("GET /r/{id}", s.reportPage())
-	mux.Handle("GET /bot", botPage(s.pages, s.cfg.Policy))
+	mux.Handle("GET /bot", s.botPolicy)
 	mux.Handle("GET /static/style.css", staticFile("web/style.css", "text/css; charset=utf-8"))
 
 	mux.Handle("POST /api/v1/audits", s.createAudit())
 	mux.Handle("GET /api/v1/audits/{id}", s.getAudit())
 	mux.Handle("GET /api/v1/openapi.json", staticFile("web/openapi.json", "application/json"))
+	mux.Handle("GET /api", s.apiReference)
 
 	mux.Handle("GET /healthz", healthz())
 	mux.Handle("GET /readyz", s.readyz())

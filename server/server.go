@@ -45,6 +45,9 @@ type Auditor interface {
 	Finish(ctx context.Context, t *audit.Ticket) (*audit.Report, error)
 	// Report returns a stored report, or audit.ErrNotFound.
 	Report(ctx context.Context, id string) (*audit.Report, error)
+	// Cached returns a fresh cached report of a URL without charging any
+	// limit, or nil.
+	Cached(ctx context.Context, rawURL string) (*audit.Report, error)
 }
 
 var _ Auditor = (*audit.Auditor)(nil)
@@ -86,9 +89,17 @@ type Server struct {
 	pool    *pool
 	clients *clientLimiter
 	metrics *metrics
-	pages   *pages
-	mux     *http.ServeMux
-	handler http.Handler
+	steps   *steps
+	// durations are the recent audits' wall times, for /bot and the
+	// progress page.
+	durations *durations
+	pages     *pages
+	mux       *http.ServeMux
+	handler   http.Handler
+	// apiReference is /api, rendered from openapi.json.
+	apiReference http.Handler
+	// botPolicy is /bot.
+	botPolicy http.Handler
 }
 
 // New validates cfg, starts the pool's workers and returns the Server.
@@ -118,7 +129,14 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now)}
+	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now), steps: newSteps(),
+		durations: newDurations(cfg.Policy.Typical)}
+	if s.apiReference, err = apiPage(pg); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if s.botPolicy, err = botPage(pg, cfg.Policy, s.durations); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s.pool = newPool(cfg.Queue, cfg.Now)
 	s.metrics = newMetrics(s.pool, cfg.ContextsInUse)
 	s.mux = s.routes()

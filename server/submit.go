@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"strings"
+	"time"
 
 	"lekta.dev/lekta/audit"
 )
@@ -15,6 +16,8 @@ type submission struct {
 	id    string
 	ready *audit.Report
 	run   *run
+	// joined: the submission joined the same URL's audit already running.
+	joined bool
 }
 
 // Outcomes of a submission that did not start or join an audit, as the
@@ -35,10 +38,18 @@ const (
 // slot, then the auditor's decision. Errors are *apiError.
 func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, client string) (submission, error) {
 	host := hostOf(raw)
-	if wait, ok := s.clients.allow(client); !ok {
+	wait, ok := s.clients.allow(client)
+	if !ok {
+		// An answer from the cache costs the site nothing and counts
+		// against no limit, this client's own included.
+		if rep, err := s.cfg.Auditor.Cached(ctx, raw); err == nil && rep != nil {
+			s.metrics.cacheHits.Inc()
+			s.count(trigger, outcomeCached, hostOf(rep.URL), rep.ID)
+			return submission{id: rep.ID, ready: rep}, nil
+		}
 		s.count(trigger, outcomeClientLimited, host, "")
 		s.metrics.refusals.WithLabelValues(reasonClient).Inc()
-		return submission{}, clientLimited(wait)
+		return submission{}, clientLimited(wait, s.cfg.ClientRate)
 	}
 	if err := s.pool.reserve(); err != nil {
 		s.count(trigger, outcomeQueueFull, host, "")
@@ -56,6 +67,9 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 	}
 	if rep := t.Ready(); rep != nil {
 		s.pool.release()
+		if rep.Status != audit.StatusRateLimited {
+			s.clients.refund(client) // from the cache: no submission to count
+		}
 		return s.answered(t, rep)
 	}
 	host = hostOf(t.URL)
@@ -65,15 +79,18 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		s.count(trigger, outcomeJoined, host, t.ID)
 		if local := s.pool.lookup(t.ID); local != nil {
 			s.pool.release()
-			return submission{id: t.ID, run: local}, nil
+			return submission{id: t.ID, run: local, joined: true}, nil
 		}
 		r.remote = true
 		if !s.pool.wait(r, s.finishRun) {
 			s.pool.release()
 			return submission{}, queueRefusal(errStopping)
 		}
-		return submission{id: t.ID, run: r}, nil
+		return submission{id: t.ID, run: r, joined: true}, nil
 	}
+	s.steps.watch(t)
+	// Counted, not logged: the audit's own line comes when it ends.
+	s.metrics.submissions.WithLabelValues(string(trigger), outcomeQueued).Inc()
 	if !s.pool.enqueue(r) {
 		// Shutdown began during Submit: finish at once, without contacting
 		// the site, so the host's lease is released.
@@ -100,13 +117,25 @@ func (s *Server) answered(t *audit.Ticket, rep *audit.Report) (submission, error
 
 // count records a submission's outcome in the metrics and the log.
 func (s *Server) count(trigger audit.Trigger, outcome, host, id string) {
-	s.metrics.audits.WithLabelValues(string(trigger), outcome).Inc()
+	s.metrics.submissions.WithLabelValues(string(trigger), outcome).Inc()
 	s.logAudit(id, host, trigger, outcome, nil)
+}
+
+// countInvalid records a submission refused before it named a URL the
+// auditor could judge (a body that is not JSON, a form from elsewhere).
+func (s *Server) countInvalid(trigger audit.Trigger, err error) {
+	outcome := errorOutcome(err)
+	var e *apiError
+	if outcome == "" && errors.As(err, &e) {
+		outcome = e.Code
+	}
+	s.metrics.submissions.WithLabelValues(string(trigger), outcome).Inc()
 }
 
 // finishRun runs or joins r's audit on a worker and records how it ended.
 func (s *Server) finishRun(ctx context.Context, r *run) {
 	rep, err := s.cfg.Auditor.Finish(ctx, r.ticket)
+	s.steps.done(r.id)
 	r.mu.Lock()
 	r.report, r.err = rep, err
 	r.mu.Unlock()
@@ -117,6 +146,9 @@ func (s *Server) finishRun(ctx context.Context, r *run) {
 	if rep != nil {
 		outcome = string(rep.Status)
 		s.metrics.observe(rep)
+		if rep.Status.Ran() {
+			s.durations.add(time.Duration(rep.DurationMS) * time.Millisecond)
+		}
 	}
 	s.metrics.audits.WithLabelValues(string(r.trigger), outcome).Inc()
 	s.logAudit(r.id, r.host, r.trigger, outcome, rep)

@@ -2,10 +2,7 @@ package server
 
 import (
 	"cmp"
-	"encoding/json"
-	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,8 +17,16 @@ const maxItems = 40
 
 // reportView is what report.html renders for a finished audit.
 type reportView struct {
-	R                 *audit.Report
-	TextPct, LinkPct  int
+	R *audit.Report
+	// Severity colours the verdict box: critical, warning, info or none.
+	Severity          string
+	Critical          int
+	Warnings          int
+	Compared          bool
+	TextPct, LinkPct  string
+	Trigger           string
+	FinalURL          string
+	RobotsLine        string
 	Rows              []diffRow
 	Groups            []findingGroup
 	Lanes             []laneRow
@@ -40,7 +45,7 @@ type reportView struct {
 // crawlerView is one row of the crawlers table.
 type crawlerView struct {
 	Token, View, Robots, Directives, Index, Title, Description, Canonical, Source string
-	Share                                                                         int
+	Share                                                                         string
 	Blocked, MayIndex                                                             bool
 }
 
@@ -49,7 +54,7 @@ func crawlerViews(rows []compare.CrawlerRow) []crawlerView {
 	out := make([]crawlerView, 0, len(rows))
 	for _, c := range rows {
 		v := crawlerView{Token: c.Token, View: string(c.View), Title: c.Title, Description: c.Description,
-			Canonical: c.Canonical, Source: c.Source, Share: pct(c.ContentShare), MayIndex: c.MayIndex,
+			Canonical: c.Canonical, Source: c.Source, Share: compare.Percent(c.ContentShare), MayIndex: c.MayIndex,
 			Directives: strings.Join(c.Directives, "; ")}
 		switch {
 		case !c.Robots.Known:
@@ -81,11 +86,14 @@ func crawlerViews(rows []compare.CrawlerRow) []crawlerView {
 
 // diffRow is one field of the side-by-side table.
 type diffRow struct {
-	Field   string
-	Change  string
-	Differs bool
-	Plain   cell
-	Render  cell
+	Field  string
+	Label  string
+	Change string
+	// ChangeWords says the change for people ("only after JavaScript").
+	ChangeWords string
+	Differs     bool
+	Plain       cell
+	Render      cell
 }
 
 // cell is one lane's value of a field: text, or a list of items.
@@ -112,6 +120,9 @@ type findingGroup struct {
 // findingView is a finding with its code's explanation.
 type findingView struct {
 	compare.Finding
+	// Title names the finding in words; Explanation adds to the message
+	// only what it does not already say (compare.Explain).
+	Title       string
 	Explanation string
 }
 
@@ -127,14 +138,32 @@ type blockedRow struct {
 	Count  int
 }
 
+// triggerWords says who asked for an audit.
+var triggerWords = map[audit.Trigger]string{
+	audit.TriggerCLI: "the command line", audit.TriggerForm: "the form", audit.TriggerAPI: "the API",
+	audit.TriggerScheduled: "a scheduled re-audit",
+}
+
 // newReportView prepares a finished report for the page.
 func newReportView(r *audit.Report) reportView {
 	v := reportView{R: r, StartedAt: r.StartedAt.UTC().Format(time.RFC1123),
-		Duration: ms(r.DurationMS)}
-	if r.Verdict != nil {
-		v.TextPct = pct(r.Verdict.TextShare)
-		v.LinkPct = pct(r.Verdict.LinkShare)
+		Duration: compare.Millis(r.DurationMS), Severity: string(compare.SeverityNone), Trigger: triggerWords[r.Trigger]}
+	if c := r.Verdict; c != nil {
+		if c.Severity != "" {
+			v.Severity = string(c.Severity)
+		}
+		v.Critical, v.Warnings = c.Critical, c.Warnings
+		if c.TextShare != nil && c.LinkShare != nil {
+			v.Compared = true
+			v.TextPct, v.LinkPct = compare.Percent(*c.TextShare), compare.Percent(*c.LinkShare)
+		}
 	}
+	for _, l := range []string{r.Lanes.Plain.FinalURL, r.Lanes.Render.FinalURL} {
+		if l != "" && l != r.URL && v.FinalURL == "" {
+			v.FinalURL = l
+		}
+	}
+	v.RobotsLine = robotsLine(r)
 	for _, d := range r.Diff {
 		v.Rows = append(v.Rows, newDiffRow(d))
 	}
@@ -155,20 +184,26 @@ func newReportView(r *audit.Report) reportView {
 	return v
 }
 
-// pct is a share as a whole percentage, rounded down so 99.6% never shows as 100%.
-func pct(share float64) int {
-	return int(math.Floor(100*share + 1e-9))
-}
-
-func ms(n int64) string {
-	if n < 1000 {
-		return fmt.Sprintf("%d ms", n)
+// robotsLine says what robots.txt decided about the page, and claims no
+// decision that was not made.
+func robotsLine(r *audit.Report) string {
+	rb := r.Robots
+	switch {
+	case rb == nil:
+		return "not read: the site could not be reached, so nothing was decided"
+	case rb.Outcome == "unreachable":
+		return "no decision: robots.txt could not be read (" + rb.Reason + "), so nothing else was fetched"
+	case rb.Allowed:
+		return "allowed for " + r.Agent
+	case r.Status.Ran():
+		return "disallowed for " + r.Agent + "; the audit ran once because a person asked for it"
 	}
-	return fmt.Sprintf("%.1f s", float64(n)/1000)
+	return "disallowed for " + r.Agent + "; nothing was fetched"
 }
 
 func newDiffRow(d compare.FieldDiff) diffRow {
-	row := diffRow{Field: d.Field, Change: string(d.Change), Differs: d.Change != compare.ChangeSame,
+	row := diffRow{Field: d.Field, Label: compare.FieldLabel(d.Field), Change: string(d.Change),
+		ChangeWords: compare.ChangeLabel(d.Change), Differs: d.Change != compare.ChangeSame,
 		Plain: newCell(d.Plain), Render: newCell(d.Render)}
 	if row.Plain.List && row.Render.List {
 		markOnly(&row.Plain, row.Render)
@@ -188,85 +223,26 @@ func markOnly(c *cell, other cell) {
 	}
 }
 
-// newCell formats a diff value: string, number, bool, list or object. A
-// report fresh from the auditor holds Go values; they are brought into the
-// shape of a decoded report first, so both read the same.
+// newCell formats a diff value in words (compare.DisplayValue, which the
+// text report uses too): a report fresh from the auditor and one decoded
+// from the store read the same.
 func newCell(v any) cell {
-	v = asJSON(v)
-	switch x := v.(type) {
-	case nil:
-		return cell{Empty: true}
-	case []any:
-		c := cell{List: true, Empty: len(x) == 0}
-		for i, e := range x {
-			if i == maxItems {
-				c.More = len(x) - maxItems
-				break
-			}
-			c.Items = append(c.Items, item{Text: scalar(e)})
+	items, list := compare.DisplayValue(v)
+	if !list {
+		if len(items) == 0 {
+			return cell{Empty: true}
 		}
-		return c
-	case map[string]any:
-		c := cell{List: true, Empty: len(x) == 0}
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			c.Items = append(c.Items, item{Text: k + ": " + scalar(x[k])})
-		}
-		return c
-	case string:
-		return cell{Empty: x == "", Text: x}
+		return cell{Text: items[0]}
 	}
-	return cell{Text: scalar(v)}
-}
-
-// asJSON returns v as encoding/json would decode it into an interface.
-func asJSON(v any) any {
-	switch v.(type) {
-	case nil, string, bool, float64, []any, map[string]any:
-		return v
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		return fmt.Sprint(v)
-	}
-	return out
-}
-
-// scalar formats one value on one line.
-func scalar(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case bool:
-		if x {
-			return "yes"
+	c := cell{List: true, Empty: len(items) == 0}
+	for i, it := range items {
+		if i == maxItems {
+			c.More = len(items) - maxItems
+			break
 		}
-		return "no"
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case map[string]any:
-		// Known shapes first: a link-like {href, …}, a heading {level, text}, hreflang {lang, href}.
-		if lang, ok := x["lang"].(string); ok {
-			return lang + " → " + scalar(x["href"])
-		}
-		var parts []string
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			parts = append(parts, k+": "+scalar(x[k]))
-		}
-		return strings.Join(parts, ", ")
-	case []any:
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			parts = append(parts, scalar(e))
-		}
-		return strings.Join(parts, ", ")
+		c.Items = append(c.Items, item{Text: it})
 	}
-	return fmt.Sprint(v)
+	return c
 }
 
 // severityOrder ranks severities, most serious first.
@@ -287,10 +263,7 @@ func groupFindings(fs []compare.Finding) []findingGroup {
 		if len(out) == 0 || out[len(out)-1].Severity != string(f.Severity) {
 			out = append(out, findingGroup{Severity: string(f.Severity)})
 		}
-		fv := findingView{Finding: f}
-		if info, ok := compare.LookupCode(f.Code); ok {
-			fv.Explanation = info.Explanation
-		}
+		fv := findingView{Finding: f, Title: compare.CodeTitle(f.Code), Explanation: compare.Explain(f)}
 		g := &out[len(out)-1]
 		g.Findings = append(g.Findings, fv)
 	}
@@ -311,15 +284,24 @@ func laneRows(r *audit.Report) []laneRow {
 		}
 		return string(l.Outcome)
 	}
+	took := func(l *audit.LaneReport) string {
+		if l.CutByDeadline {
+			return "stopped by the deadline after " + compare.Millis(l.DurationMS)
+		}
+		if l.Outcome == audit.OutcomeSkipped {
+			return "not run"
+		}
+		return compare.Millis(l.DurationMS)
+	}
 	rows := []laneRow{
 		{"outcome", outcome(p), outcome(q)},
 		{"HTTP status", status(p), status(q)},
 		{"final URL", p.FinalURL, q.FinalURL},
 		{"user agent", p.UserAgent, q.UserAgent},
 		{"content type", p.ContentType, q.ContentType},
-		{"bytes", strconv.FormatInt(p.Bytes, 10), strconv.FormatInt(q.Bytes, 10)},
-		{"time to first byte", ms(p.TTFBMS), ms(q.TTFBMS)},
-		{"lane duration", ms(p.DurationMS), ms(q.DurationMS)},
+		{"size", compare.Size(p.Bytes), compare.Size(q.Bytes)},
+		{"time to first byte", compare.Millis(p.TTFBMS), compare.Millis(q.TTFBMS)},
+		{"lane duration", took(p), took(q)},
 		{"redirects", strconv.Itoa(len(p.Redirects)), strconv.Itoa(len(q.Redirects))},
 		{"requests made", "1 (plus redirects)", strconv.Itoa(r.Lanes.Render.Requests)},
 	}
@@ -351,10 +333,21 @@ func renderOnlyLinks(r *audit.Report) []compare.Link {
 	return out
 }
 
-// progressView is what report.html renders while an audit is queued or running.
+// progressView is what progress.html renders while an audit is queued or running.
 type progressView struct {
 	ID      string
 	URL     string
 	State   string
 	Elapsed string
+	// Steps are the audit's steps, the running one marked; empty while
+	// queued or when the audit runs in another process (a join).
+	Steps []stepView
+	// Typical is the typical audit duration shown to the waiting reader.
+	Typical string
+}
+
+// stepView is one step of a running audit.
+type stepView struct {
+	Words       string
+	Done, Doing bool
 }

@@ -3,8 +3,11 @@ package server
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
+	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/compare"
 )
 
@@ -49,5 +52,38 @@ func TestDiffRowMarksOneSidedItems(t *testing.T) {
 		Change: compare.ChangeChanged})
 	if !row.Differs || row.Plain.Items[0].Only || row.Render.Items[0].Only || !row.Render.Items[1].Only {
 		t.Errorf("row %+v: want only the rendered lane's second item marked", row)
+	}
+}
+
+// TestNumbersAgree: issue 14 point 5. The terminal, the report page and
+// the verdict write a share, a size and a duration with one formatter, so
+// the same report never says 1% in one place and 0% in another.
+func TestNumbersAgree(t *testing.T) {
+	share, links := 0.006, 0.996
+	r := &audit.Report{Schema: audit.Schema, ID: "AAAAAAAAAAAAAAAAAAAAAAAAAA", URL: "http://shop.example/", Status: audit.StatusComplete,
+		Trigger: audit.TriggerCLI, DurationMS: 41100,
+		Verdict:  &compare.Conclusion{Summary: "x", Severity: compare.SeverityNone, TextShare: &share, LinkShare: &links},
+		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{}}
+	r.Lanes.Plain = audit.LaneReport{Outcome: audit.OutcomeOK, HTTPStatus: 200, Bytes: 1536, TTFBMS: 850, DurationMS: 1200}
+	r.Lanes.Render.LaneReport = r.Lanes.Plain
+	var text strings.Builder
+	if err := audit.WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	v := newReportView(r)
+	for _, want := range []string{compare.Percent(share), compare.Percent(links), compare.Size(1536), compare.Millis(850), compare.Millis(41100)} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	if v.TextPct != "<1%" || v.LinkPct != "99%" || v.Duration != "42 s" {
+		t.Errorf("page: text %s links %s took %s", v.TextPct, v.LinkPct, v.Duration)
+	}
+	var sizes []string
+	for _, l := range v.Lanes {
+		sizes = append(sizes, l.Plain)
+	}
+	if !slices.Contains(sizes, "1.5 KB") || !slices.Contains(sizes, "850 ms") {
+		t.Errorf("page lane rows %q lack the size and the first byte as the text report writes them", sizes)
 	}
 }

@@ -17,11 +17,16 @@ const auditUsage = `usage: lekta audit [flags] URL
 Fetches URL twice as LektaBot (a plain GET without JavaScript, then a
 headless-Chromium render) and prints what the plain fetch misses.
 
+An address without a scheme (example.com/page) is taken as https://, as a
+browser's address bar does. While the audit runs, the current step and the
+elapsed time are shown on stderr when stderr is a terminal.
+
 exit status: 0 the audit ran (complete or partial), 2 bad input (malformed
 URL, not http(s), refused target), 3 the audit could not run (skipped,
 rate-limited, browser missing, timeout before any lane finished, store down;
 also when the audit ran but the store failed before its report was kept:
-the report is still printed).
+the report is still printed), 4 the audit ran and has a finding at or above
+--fail-on.
 `
 
 // runAudit is "lekta audit".
@@ -30,6 +35,7 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 	fs := newFlagSet("audit", auditUsage, stderr)
 	cfg.register(fs)
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema "+audit.Schema+")")
+	gate := registerFailOn(fs)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return exitWith(exitBadInput, flagError(err))
 	}
@@ -37,12 +43,13 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		fs.Usage()
 		return exitWith(exitBadInput, errors.New("audit takes exactly one URL"))
 	}
+	target := policy.WithDefaultScheme(fs.Arg(0))
 	guard, _, err := cfg.validate()
 	if err != nil {
 		return exitWith(exitBadInput, err)
 	}
 	// Refuse bad input before opening the store or starting a browser.
-	if _, err := guard.ParseTarget(fs.Arg(0)); err != nil {
+	if _, err := guard.ParseTarget(target); err != nil {
 		return exitWith(exitBadInput, err)
 	}
 	// A missing browser is a setup error, reported before the store counts an audit.
@@ -55,7 +62,9 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitFor(err), err)
 	}
 	defer p.Close()
-	rep, err := auditOnce(ctx, p, fs.Arg(0), stderr, logger)
+	prog := startProgress(stderr)
+	rep, err := auditOnce(ctx, p, target, stderr, logger, prog.step)
+	prog.stop()
 	if err != nil && rep == nil {
 		return exitWith(auditErrorCode(err), err)
 	}
@@ -68,30 +77,29 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitNotRun, err)
 	}
 	if !rep.Status.Ran() {
-		return exitWith(exitNotRun, fmt.Errorf("audit %s: %s", rep.Status, rep.Reason))
+		return exitWith(exitNotRun, fmt.Errorf("the audit did not run to the end (%s): %s", rep.Status, rep.Reason))
 	}
-	return nil
+	return gate.gate(rep)
 }
 
 // auditOnce asks the store first and starts Chromium only when this
 // process must run the audit: a cached, joined or refused answer needs no
-// browser. A browser that fails to start after admission is noted, and
-// the audit still runs (its render lane then fails) so that the lease is
+// browser. The browser starts while robots.txt and the plain lane run
+// (audit asks the render lane to warm up); one that fails to start makes
+// the render lane fail, and the audit still ends so that the lease is
 // released and the report stored. A process that ran an audit then sweeps
 // expired rows, so that a machine that only runs the CLI keeps its
 // database small too.
-func auditOnce(ctx context.Context, p *parts, rawURL string, stderr io.Writer, logger *slog.Logger) (*audit.Report, error) {
+func auditOnce(ctx context.Context, p *parts, rawURL string, stderr io.Writer, logger *slog.Logger, onStep func(audit.Step)) (*audit.Report, error) {
 	t, err := p.auditor.Submit(ctx, audit.Request{URL: rawURL, Trigger: audit.TriggerCLI})
 	if err != nil {
 		return nil, err
 	}
+	t.Watch(onStep)
 	switch {
 	case t.Joined():
 		fmt.Fprintf(stderr, "lekta: this URL is being audited already; waiting for that audit (report %s)\n", t.ID)
 	case t.Ready() == nil:
-		if err := p.startBrowser(ctx); err != nil {
-			logger.Warn("the render lane will fail", "err", err)
-		}
 		defer p.sweep.once(context.WithoutCancel(ctx))
 	}
 	return p.auditor.Finish(ctx, t)
@@ -117,10 +125,11 @@ func printReport(w io.Writer, rep *audit.Report, asJSON bool) error {
 	return err
 }
 
-// flagError keeps flag's own message; -h is not an error worth a message.
+// flagError keeps flag's own message; -h is no error: the usage is
+// shown and the command exits 0.
 func flagError(err error) error {
 	if errors.Is(err, errHelp) {
-		return nil
+		return errHelpShown
 	}
 	return err
 }

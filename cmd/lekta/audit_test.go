@@ -51,8 +51,8 @@ func TestAuditCLI(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		for _, want := range []string{"LektaBot audit of http://shop.example/js-title.html?text", "verdict:",
-			"title.render_only", "plain (no JavaScript)", "rendered (Chromium)", "robots.txt:"} {
+		for _, want := range []string{"LektaBot audit of http://shop.example/js-title.html?text", "VERDICT  CRITICAL",
+			"[title.render_only]", "Title — only after JavaScript", "SIDE BY SIDE", "ROBOTS.TXT  "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("text report lacks %q:\n%s", want, out)
 			}
@@ -81,8 +81,9 @@ func TestAuditCLIBadInput(t *testing.T) {
 	}{
 		{"no URL", []string{"audit"}, exitBadInput, "exactly one URL"},
 		{"two URLs", []string{"audit", "http://a.example/", "http://b.example/"}, exitBadInput, "exactly one URL"},
-		{"malformed", []string{"audit", "http://exa mple.com/"}, exitBadInput, "invalid URL"},
-		{"not http", []string{"audit", "ftp://example.com/"}, exitBadInput, "invalid URL"},
+		{"malformed", []string{"audit", "http://exa mple.com/"}, exitBadInput, "Invalid URL"},
+		{"not http", []string{"audit", "ftp://example.com/"}, exitBadInput, "Invalid URL"},
+		{"bad --fail-on", []string{"audit", "--fail-on", "info", "http://example.com/"}, exitBadInput, "want never, critical or warning"},
 		{"loopback", []string{"audit", "http://127.0.0.1/"}, exitBadInput, "loopback"},
 		{"bad flag", []string{"audit", "--rate", "lots", "http://example.com/"}, exitBadInput, "--rate"},
 		{"bad resolve", []string{"audit", "--resolve", "nonsense", "http://example.com/"}, exitBadInput, "--resolve"},

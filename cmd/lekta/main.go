@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"unicode"
 )
 
 // Exit statuses of the CLI.
@@ -18,6 +20,7 @@ const (
 	exitFailure  = 1 // a negative answer (robots check: disallowed; robots lint: errors)
 	exitBadInput = 2 // malformed URL, refused target, bad flags
 	exitNotRun   = 3 // the audit could not run (skipped, rate-limited, browser missing, timeout)
+	// exitFindings (4, gate.go): the audit ran and has a finding at or above --fail-on.
 )
 
 // exitError carries an exit status with its message ("" prints nothing).
@@ -50,6 +53,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	if errors.Is(err, errHelpShown) {
+		return exitOK
+	}
 	code := exitBadInput
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -58,8 +64,24 @@ func exitCode(err error, stderr io.Writer) int {
 			return code
 		}
 	}
-	fmt.Fprintln(stderr, "lekta:", err)
+	fmt.Fprintln(stderr, "lekta:", sentence(err.Error()))
 	return code
+}
+
+// sentence makes an error's text read as a sentence for the person at
+// the terminal: capitalised, ending with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	s = string(r)
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return s
 }
 
 const usage = `usage: lekta <command> [flags]

@@ -242,8 +242,13 @@ func wantRefused(tb testing.TB, what string, res procResult, reason string) {
 		tb.Errorf("%s: exit %d, report %+v; want exit 3 and a rate_limited report\nstderr:\n%s", what, res.code, r, res.stderr)
 		return
 	}
-	if !strings.Contains(r.Reason, reason) || !strings.Contains(res.stderr, reason) {
-		tb.Errorf("%s: reason %q, stderr %q; want both to name %s", what, r.Reason, res.stderr, reason)
+	// The limit is named in the report's limit field; the reason says it in words.
+	limit, words := strings.Trim(reason, "()"), "This host was audited"
+	if limit == "concurrency" {
+		words = "Another audit of"
+	}
+	if r.Limit != limit || !strings.Contains(r.Reason, words) || !strings.Contains(res.stderr, words) {
+		tb.Errorf("%s: limit %q, reason %q, stderr %q; want the limit %s and %q in both", what, r.Limit, r.Reason, res.stderr, limit, words)
 	}
 }
 

@@ -153,6 +153,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	hs := httpServer(srv.Handler(), logger)
 	fmt.Fprintf(stdout, "lekta: serving on http://%s\n", ln.Addr())
 	fmt.Fprintf(stderr, "lekta: %s\n", p.where(&cfg))
+	if sf.contact == "" {
+		fmt.Fprintln(stderr, "lekta: warning: no --contact: /bot tells site operators that no contact was published; set --contact to a mailto: or https: address where they can reach you")
+	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	var serveErr error

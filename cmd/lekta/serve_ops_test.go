@@ -109,7 +109,7 @@ func TestServeQueueFullAndGracefulShutdown(t *testing.T) {
 		t.Errorf("full queue: code %q", code)
 	}
 	_, m := s.do("GET", "/metrics", "", nil)
-	for _, want := range []string{"lekta_queue_depth 1\n", `lekta_audits_total{outcome="queue_full",trigger="api"} 1` + "\n"} {
+	for _, want := range []string{"lekta_queue_depth 1\n", `lekta_submissions_total{outcome="queue_full",trigger="api"} 1` + "\n"} {
 		if !strings.Contains(string(m), want) {
 			t.Errorf("/metrics lacks %q", want)
 		}

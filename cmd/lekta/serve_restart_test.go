@@ -107,7 +107,7 @@ func TestServeRestart(t *testing.T) {
 		t.Errorf("a repeat after the restart: %d %s; want the cached report %s", resp.StatusCode, body, r1.ID)
 	}
 	resp, body = b.postAPI(third)
-	if code := serveErrorCode(t, resp, body, http.StatusTooManyRequests, true); code != "rate_limited" || !strings.Contains(string(body), "2/1h") {
+	if code := serveErrorCode(t, resp, body, http.StatusTooManyRequests, true); code != "rate_limited" || !strings.Contains(string(body), "2 times in the last hour") {
 		t.Errorf("a third audit of the host within the hour: %s %s; want rate_limited by 2/1h", code, body)
 	}
 	if n := len(site.Hits()) - seen; n != 0 {
@@ -149,7 +149,7 @@ func TestServeKilledMidAudit(t *testing.T) {
 	// The restart took less than the lease TTL: the dead audit still holds
 	// the host.
 	resp, body = b.postAPI(next)
-	if code := serveErrorCode(t, resp, body, http.StatusTooManyRequests, true); code != "rate_limited" || !strings.Contains(string(body), "concurrency") {
+	if code := serveErrorCode(t, resp, body, http.StatusTooManyRequests, true); code != "rate_limited" || !strings.Contains(string(body), "Another audit of shop.example is running") {
 		t.Errorf("another URL while the dead lease lives: %s %s; want refused for concurrency", code, body)
 	}
 	deadline := killed.Add(leaseTTL + 30*time.Second)

@@ -45,10 +45,10 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Fatalf("report page: %d, X-Robots-Tag %q", resp.StatusCode, resp.Header.Get("X-Robots-Tag"))
 		}
 		for _, re := range []string{
-			`<tr id="field-title" class="differs only_render">.*<td class="plain"><span class="empty">\(none\)</span></td><td class="render">Blue Stoneware Kettle \| Lekta Test Shop</td>`,
+			`<tr id="field-title" class="differs only_render">.*<td class="plain" data-lane="Plain"><span class="empty">\(none\)</span></td><td class="render" data-lane="Rendered">Blue Stoneware Kettle \| Lekta Test Shop</td>`,
 			`<tr id="field-h1" class="same">.*Blue stoneware kettle.*Blue stoneware kettle`,
 			`id="text-share">\d+%</strong>`,
-			`<code>title.render_only</code>`,
+			`<code class="code">title.render_only</code>`,
 		} {
 			if !regexp.MustCompile(re).MatchString(page) {
 				t.Errorf("report page does not match %s", re)
@@ -172,10 +172,11 @@ func TestServeEndToEnd(t *testing.T) {
 		for _, want := range []string{
 			`lekta_audits_total{outcome="complete",trigger="form"} 2`,
 			`lekta_audits_total{outcome="complete",trigger="api"} 1`,
-			`lekta_audits_total{outcome="cached",trigger="api"} 1`,
-			`lekta_audits_total{outcome="rate_limited",trigger="api"} 1`,
-			`lekta_audits_total{outcome="invalid_url",trigger="api"} 1`,
-			`lekta_audits_total{outcome="target_refused",trigger="api"} 2`,
+			`lekta_submissions_total{outcome="queued",trigger="api"} 1`,
+			`lekta_submissions_total{outcome="cached",trigger="api"} 1`,
+			`lekta_submissions_total{outcome="rate_limited",trigger="api"} 1`,
+			`lekta_submissions_total{outcome="invalid_url",trigger="api"} 1`,
+			`lekta_submissions_total{outcome="target_refused",trigger="api"} 2`,
 			`lekta_limiter_refusals_total{reason="1/1m"} 1`,
 			`lekta_cache_hits_total 1`,
 			`lekta_lane_duration_seconds_count{lane="render"} 3`,

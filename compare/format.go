@@ -1,0 +1,72 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// The report's numbers are written by these three functions only, so the
+// terminal, the report page and the verdict never disagree on a figure.
+
+// Percent writes a share (0..1) as a whole percentage. It rounds down, so a
+// share just under 1 never reads as 100%, and writes a share above 0 but
+// under 1% as "<1%", so something never reads as nothing.
+func Percent(share float64) string {
+	switch {
+	case math.IsNaN(share) || share <= 0:
+		return "0%"
+	case share >= 1:
+		return "100%"
+	case share < 0.01:
+		return "<1%"
+	}
+	return strconv.Itoa(int(share*100+1e-9)) + "%"
+}
+
+// Size writes a byte count: "512 B", "12.3 KB", "4.0 MB" (1 KB = 1,024 bytes).
+func Size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return strconv.FormatInt(n, 10) + " B"
+}
+
+// Duration writes a time span for a report: "850 ms", "1.2 s", "42 s",
+// "2 min 5 s", "1 h 5 min". Under ten seconds it keeps a tenth; above it,
+// whole seconds, rounded up, so a wait is never understated.
+func Duration(d time.Duration) string {
+	switch {
+	case d < 0:
+		d = 0
+		fallthrough
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	case d < 10*time.Second && d%time.Second == 0:
+		return fmt.Sprintf("%d s", d/time.Second)
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	s := int64(math.Ceil(d.Seconds()))
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 3600:
+		if s%60 == 0 {
+			return fmt.Sprintf("%d min", s/60)
+		}
+		return fmt.Sprintf("%d min %d s", s/60, s%60)
+	}
+	m := (s + 59) / 60
+	if m%60 == 0 {
+		return fmt.Sprintf("%d h", m/60)
+	}
+	return fmt.Sprintf("%d h %d min", m/60, m%60)
+}
+
+// Millis is Duration of a count of milliseconds, as reports store them.
+func Millis(ms int64) string { return Duration(time.Duration(ms) * time.Millisecond) }
