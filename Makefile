@@ -7,8 +7,12 @@ SUDO  := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT   := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 # Arguments for `make run`, e.g. make run ARGS='--addr 127.0.0.1:9090'.
 ARGS  ?=
+# The build `make bench` compares today's against: the last commit before
+# the render lane's completeness rule (virtual page time) changed.
+BENCH_BASE ?= e3e3883
+BENCH_ARGS ?=
 
-.PHONY: build run test bench chromium redis postgres vet
+.PHONY: build run test bench chromium redis postgres vet bin/lekta-base
 
 build:
 	$(GO) build -o $(BIN) ./cmd/lekta
@@ -25,12 +29,19 @@ test: chromium redis postgres vet
 vet:
 	$(GO) vet ./...
 
-## bench: Go benchmarks, then warm audits of every test page against a cold chromium --dump-dom.
-bench: chromium redis postgres
+## bench: Go benchmarks, then today's build against BENCH_BASE in one window:
+## warm audits of each kind of delayed content, throughput, cold start.
+bench: chromium redis postgres build bin/lekta-base
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 	$(GO) test -run '^$$' -bench ServeTimeToReport -benchtime 20x ./cmd/lekta
 	$(GO) test -run '^$$' -bench CLICacheHitProcess -benchtime 20x ./cmd/lekta
-	$(GO) run ./cmd/lekta-bench
+	$(GO) run ./cmd/lekta-bench -base bin/lekta-base -new $(BIN) $(BENCH_ARGS)
+
+## bin/lekta-base: lekta built from BENCH_BASE in a temporary worktree.
+bin/lekta-base:
+	@dir=$$(mktemp -d) && git worktree add --detach -q $$dir $(BENCH_BASE) && \
+		(cd $$dir && $(GO) build -o $(CURDIR)/bin/lekta-base ./cmd/lekta); \
+		status=$$?; git worktree remove --force $$dir; exit $$status
 
 chromium:
 	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then :; \

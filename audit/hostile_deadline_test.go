@@ -159,9 +159,16 @@ func TestHostileDeadline(t *testing.T) {
 			}
 			if tc.name == "page never settles" {
 				// A page that keeps fetching ends at its budget of page
-				// time, long before the deadline, and the report says so.
-				if rl := r.Lanes.Render; rl.SettledBy != "budget" || rl.PageTimeMS < 5000 || !hasFinding(r, compare.CodeRenderBudget) {
-					t.Errorf("want the render ended by its budget with %s: settled_by %q, page time %d ms", compare.CodeRenderBudget, rl.SettledBy, rl.PageTimeMS)
+				// time, or at the wall-clock cap when its fetches are slow
+				// (each tick waits for a real round trip), and the report
+				// says which.
+				rl := r.Lanes.Render
+				switch {
+				case rl.SettledBy == "budget" && rl.PageTimeMS >= 5000 && hasFinding(r, compare.CodeRenderBudget):
+				case rl.SettledBy == "deadline" && !rl.Settled && hasFinding(r, compare.CodeRenderNotSettled):
+				default:
+					t.Errorf("want the render ended by its budget (%s) or the cap (%s): settled_by %q, page time %d ms",
+						compare.CodeRenderBudget, compare.CodeRenderNotSettled, rl.SettledBy, rl.PageTimeMS)
 				}
 				if !strings.Contains(r.Lanes.Render.FinalURL, "never-settles") {
 					t.Errorf("render lane final URL %s", r.Lanes.Render.FinalURL)

@@ -66,6 +66,11 @@ type Options struct {
 	// MaxBodyBytes caps the serialized DOM (DefaultMaxBodyBytes); a longer
 	// one is cut and the snapshot marked Truncated.
 	MaxBodyBytes int
+	// NoSpare stops the browser from preparing the next browser context
+	// while a render runs: for a process that renders once (lekta audit),
+	// where the spare would only compete for the CPU. A later Render then
+	// creates its context when it starts.
+	NoSpare bool
 }
 
 func (o Options) withDefaults() Options {
@@ -197,7 +202,9 @@ func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, e
 	}
 	b.inUse.Add(1)
 	defer b.inUse.Add(-1)
-	defer t.close()
+	// The context is disposed of after Render returns: the report does not
+	// wait for it.
+	defer in.retire(t)
 	a := newAudit(b, in, t, req, u, start)
 	t.proxy.setRules(&rules{userAgent: in.ua + b.opts.UASuffix, allow: a.allowSameOrigin})
 	snap, err := a.run(ctx)

@@ -28,7 +28,9 @@ type instance struct {
 	mu      sync.Mutex // guards closed and wg.Add against shutdown
 	closed  bool
 	wg      sync.WaitGroup // prewarm goroutines
-	once    sync.Once
+	// retiring counts browser contexts being disposed of after their render.
+	retiring sync.WaitGroup
+	once     sync.Once
 }
 
 type spareTab struct {
@@ -156,6 +158,16 @@ func (in *instance) explain(ctx context.Context, err error) error {
 
 // takeTab returns the prepared browser context and starts preparing the next.
 func (in *instance) takeTab(ctx context.Context) (*tab, error) {
+	if in.b.opts.NoSpare {
+		select {
+		case s := <-in.spare: // the one launch prepared
+			if s.err == nil {
+				return s.t, nil
+			}
+		default:
+		}
+		return in.newTab(ctx)
+	}
 	select {
 	case s := <-in.spare:
 		in.prewarm()
@@ -173,12 +185,18 @@ func (in *instance) takeTab(ctx context.Context) (*tab, error) {
 	}
 }
 
+// retire disposes of a render's browser context in the background; a
+// closing instance waits for it.
+func (in *instance) retire(t *tab) {
+	in.retiring.Go(t.close)
+}
+
 // prewarm prepares the next browser context in the background (≈0.4 s that
-// the next render does not wait for).
+// the next render does not wait for), unless Options.NoSpare.
 func (in *instance) prewarm() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.closed {
+	if in.closed || in.b.opts.NoSpare {
 		return
 	}
 	in.wg.Add(1)
@@ -196,29 +214,25 @@ func (in *instance) prewarm() {
 }
 
 // shutdown stops the process and everything of it. It is idempotent.
+// Chromium is killed rather than asked to close: its profile is a
+// temporary directory chromedp deletes, so a graceful close (200 ms, and a
+// wait for the context being prepared) buys nothing.
 func (in *instance) shutdown() {
 	in.once.Do(func() {
 		in.mu.Lock()
 		in.closed = true
 		close(in.closing)
 		in.mu.Unlock()
+		in.cancel()
 		in.wg.Wait()
+		in.retiring.Wait()
 		select {
 		case s := <-in.spare:
 			if s.t != nil {
-				s.t.close()
+				s.t.proxy.close() // its browser context went with the process
 			}
 		default:
 		}
-		if !in.dead() {
-			// A graceful close lets Chromium clean up its profile.
-			ctx, cancel := context.WithTimeout(in.ctx, 5*time.Second)
-			if err := chromedp.Cancel(ctx); err != nil {
-				in.b.log.Debug("close chromium", "err", err)
-			}
-			cancel()
-		}
-		in.cancel()
 		in.defProxy.close()
 	})
 }

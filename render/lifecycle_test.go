@@ -75,6 +75,7 @@ func TestBrowserFlags(t *testing.T) {
 	// in this Chromium: no window (the default one, the prepared
 	// context's) has one.
 	waitSpare(t, b)
+	in.retiring.Wait() // the last render's context is disposed of after it returned
 	res, err := cdp.Call(context.Background(), in.cdp, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +123,7 @@ func TestRenderLeavesNothing(t *testing.T) {
 		t.Errorf("%d goroutines after the renders, %d before:\n%s", n, baseline, buf[:runtime.Stack(buf, true)])
 	}
 
+	in.retiring.Wait() // the last render's context is disposed of after it returned
 	res, err := cdp.Call(context.Background(), in.cdp, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -76,36 +77,54 @@ func (in *instance) newTab(ctx context.Context) (*tab, error) {
 
 // setup applies the per-context settings.
 func (t *tab) setup(ctx context.Context, ua string) error {
-	if _, err := cdp.Call(ctx, t.browser, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: t.contextID,
-	}); err != nil {
-		return fmt.Errorf("deny downloads: %w", err)
+	// The settings are independent: send them at once, one round trip
+	// for all (a cold start waits for them).
+	steps := []struct {
+		what string
+		call func() error
+	}{
+		{"deny downloads", func() error {
+			_, err := cdp.Call(ctx, t.browser, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: t.contextID,
+			})
+			return err
+		}},
+		{"bypass service workers", func() error {
+			_, err := cdp.Call(ctx, t.target, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true})
+			return err
+		}},
+		{"set user agent", func() error {
+			_, err := cdp.Call(ctx, t.target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua})
+			return err
+		}},
+		{"set viewport", func() error {
+			_, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+				Width: t.opts.ViewportWidth, Height: t.opts.ViewportHeight, DeviceScaleFactor: 1,
+			})
+			return err
+		}},
+		{"install the page-state script", func() error {
+			_, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source: fmt.Sprintf(pageStateJS, t.stateKey),
+			})
+			return err
+		}},
+		// chromedp mirrors the DOM and tracks style sheets for its query
+		// actions; the lane uses neither, so spare the CPU.
+		{"disable CSS domain", func() error { _, err := cdp.Call(ctx, t.target, css.Disable, cdp.Empty{}); return err }},
+		{"disable DOM domain", func() error { _, err := cdp.Call(ctx, t.target, dom.Disable, cdp.Empty{}); return err }},
 	}
-	if _, err := cdp.Call(ctx, t.target, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
-		return fmt.Errorf("bypass service workers: %w", err)
+	errs := make([]error, len(steps))
+	var wg sync.WaitGroup
+	for i, s := range steps {
+		wg.Go(func() {
+			if err := s.call(); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", s.what, err)
+			}
+		})
 	}
-	if _, err := cdp.Call(ctx, t.target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua}); err != nil {
-		return fmt.Errorf("set user agent: %w", err)
-	}
-	if _, err := cdp.Call(ctx, t.target, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-		Width: t.opts.ViewportWidth, Height: t.opts.ViewportHeight, DeviceScaleFactor: 1,
-	}); err != nil {
-		return fmt.Errorf("set viewport: %w", err)
-	}
-	if _, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: fmt.Sprintf(pageStateJS, t.stateKey),
-	}); err != nil {
-		return fmt.Errorf("install the page-state script: %w", err)
-	}
-	// chromedp mirrors the DOM and tracks style sheets for its query
-	// actions; the lane uses neither, so spare the CPU.
-	if _, err := cdp.Call(ctx, t.target, css.Disable, cdp.Empty{}); err != nil {
-		return fmt.Errorf("disable CSS domain: %w", err)
-	}
-	if _, err := cdp.Call(ctx, t.target, dom.Disable, cdp.Empty{}); err != nil {
-		return fmt.Errorf("disable DOM domain: %w", err)
-	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // close stops the proxy, closes the target and disposes of the browser

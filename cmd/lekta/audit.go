@@ -62,6 +62,8 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitFor(err), err)
 	}
 	defer p.Close()
+	// One render at most: no spare browser context competing for the CPU.
+	p.lazy.opts.NoSpare = true
 	prog := startProgress(stderr)
 	rep, err := auditOnce(ctx, p, target, stderr, logger, prog.step)
 	prog.stop()

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"lekta.dev/lekta/internal/testsite"
+)
+
+// kinds are the delayed-content pages, in the order of the table.
+var kinds = []string{"static", "spa", "timer-1500", "timer-4000", "scroll", "big-script"}
+
+// bench is one run: the test site and a server of each build.
+type bench struct {
+	o          options
+	site       *testsite.Site
+	base, next *server
+	flags      []string // the site's --resolve and --allow-addr
+}
+
+func newBench(ctx context.Context, o options) (*bench, error) {
+	site := testsite.New()
+	resolve, allow := site.ResolveFlags("shop.example")
+	b := &bench{o: o, site: site}
+	for _, r := range resolve {
+		b.flags = append(b.flags, "--resolve", r)
+	}
+	b.flags = append(b.flags, "--allow-addr", allow)
+	var err error
+	if b.base, err = startServer(ctx, "base", o.base, b.flags); err != nil {
+		b.close()
+		return nil, err
+	}
+	if b.next, err = startServer(ctx, "new", o.next, b.flags); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *bench) close() {
+	for _, s := range []*server{b.base, b.next} {
+		if s != nil {
+			s.stop()
+		}
+	}
+	b.site.Close()
+}
+
+// pageURL is a unique URL of the test page, so no audit is a cache hit.
+func pageURL(kind, build string, i int) string {
+	return fmt.Sprintf("http://shop.example/delayed/%s.html?bench=%s-%d", kind, build, i)
+}
+
+// wantTitle is the title a renderer that caught the late content sees.
+func wantTitle(kind string) string {
+	if kind == "static" {
+		return "Static article | Lekta Test Shop"
+	}
+	return kind + " content | Lekta Test Shop"
+}
+
+// caught reports whether the report's render lane has the page's late
+// title and link.
+func caught(kind string, r *report) bool {
+	p := r.Lanes.Render.Page
+	if p == nil || p.Title != wantTitle(kind) {
+		return false
+	}
+	return slices.ContainsFunc(p.Links, func(l link) bool { return strings.HasSuffix(l.Href, "/products/"+kind+"-product.html") })
+}
+
+// measured is what one build did on one page.
+type measured struct {
+	times     []time.Duration
+	caught    bool
+	cpu       time.Duration // per audit
+	settledBy map[string]int
+}
+
+// warm audits each kind, interleaving the builds round by round.
+func (b *bench) warm(ctx context.Context, out io.Writer) error {
+	fmt.Fprintf(out, "warm audits, %d per page and build, interleaved (base = %s)\n\n", b.o.rounds, b.o.base)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "page\tbase p50\tnew p50\tnew/base\tcaught base/new\tCPU-s/audit base\tnew\tnew/base\tsettled_by (new)\t\n")
+	var ratios []float64
+	for _, kind := range kinds {
+		res := map[string]*measured{"base": {settledBy: map[string]int{}}, "new": {settledBy: map[string]int{}}}
+		for _, s := range []*server{b.base, b.next} { // warm-up
+			if _, err := s.audit(ctx, pageURL(kind, s.name, -1)); err != nil {
+				return err
+			}
+		}
+		cpu0 := map[string]time.Duration{"base": b.base.cpu(), "new": b.next.cpu()}
+		for i := range b.o.rounds {
+			order := []*server{b.base, b.next}
+			if i%2 == 1 {
+				order = []*server{b.next, b.base}
+			}
+			for _, s := range order {
+				r, err := s.audit(ctx, pageURL(kind, s.name, i))
+				if err != nil {
+					return err
+				}
+				m := res[s.name]
+				m.times = append(m.times, time.Duration(r.DurationMS)*time.Millisecond)
+				m.caught = (i == 0 || m.caught) && caught(kind, r)
+				m.settledBy[orDash(r.Lanes.Render.SettledBy)]++
+			}
+		}
+		res["base"].cpu = (b.base.cpu() - cpu0["base"]) / time.Duration(b.o.rounds)
+		res["new"].cpu = (b.next.cpu() - cpu0["new"]) / time.Duration(b.o.rounds)
+		bm, nm := median(res["base"].times), median(res["new"].times)
+		ratio := float64(nm) / float64(bm)
+		ratios = append(ratios, ratio)
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%.2f\t%s/%s\t%.3f\t%.3f\t%.2f\t%s\t\n", kind, bm, nm, ratio,
+			yesNo(res["base"].caught), yesNo(res["new"].caught),
+			res["base"].cpu.Seconds(), res["new"].cpu.Seconds(), res["new"].cpu.Seconds()/res["base"].cpu.Seconds(),
+			counts(res["new"].settledBy))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nmedian new/base over the pages: %.2f\n", medianF(ratios))
+	return nil
+}
+
+// throughput runs load audits of the static page at once on each build
+// (--renderers 2), twice each, alternating, and prints audits per minute.
+func (b *bench) throughput(ctx context.Context, out io.Writer) error {
+	rates := map[string][]float64{}
+	for round := range 2 {
+		for _, s := range []*server{b.base, b.next} {
+			start := time.Now()
+			var wg sync.WaitGroup
+			errs := make(chan error, b.o.load)
+			for i := range b.o.load {
+				wg.Go(func() {
+					if _, err := s.audit(ctx, pageURL("static", fmt.Sprintf("%s-load%d", s.name, round), i)); err != nil {
+						errs <- err
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			if err := <-errs; err != nil {
+				return err
+			}
+			rates[s.name] = append(rates[s.name], float64(b.o.load)/time.Since(start).Minutes())
+		}
+	}
+	bt, nt := medianF(rates["base"]), medianF(rates["new"])
+	fmt.Fprintf(out, "\nthroughput, lekta serve --renderers 2, %d audits of the static page at once: base %.0f/min, new %.0f/min, new/base %.2f\n",
+		b.o.load, bt, nt, nt/bt)
+	return nil
+}
+
+// coldStart times a cold `lekta audit` of each build (a fresh data dir, so
+// nothing is cached, and no Chromium running) against a cold
+// `chromium --headless --dump-dom` of the same page, interleaved.
+func (b *bench) coldStart(ctx context.Context, out io.Writer) error {
+	page := "http://" + b.site.Listener.Addr().String() + "/delayed/static.html"
+	times := map[string][]time.Duration{}
+	for i := range b.o.cold {
+		for _, c := range []struct{ name, bin string }{{"base", b.o.base}, {"new", b.o.next}, {"dump-dom", ""}} {
+			dir, err := os.MkdirTemp("", "lekta-bench-cold-")
+			if err != nil {
+				return err
+			}
+			var cmd *exec.Cmd
+			if c.bin == "" {
+				cmd = exec.CommandContext(ctx, b.o.chromium, "--headless", "--no-sandbox", "--disable-gpu",
+					"--disable-background-networking", "--disable-component-update", "--disable-sync",
+					"--no-first-run", "--user-data-dir="+dir, "--dump-dom", page)
+			} else {
+				args := append([]string{"audit", "--json", "--data-dir", dir}, b.flags...)
+				cmd = exec.CommandContext(ctx, c.bin, append(args, pageURL("static", "cold", i))...)
+			}
+			start := time.Now()
+			outb, err := cmd.CombinedOutput()
+			took := time.Since(start)
+			os.RemoveAll(dir)
+			if err != nil {
+				return fmt.Errorf("cold %s: %w: %.500s", c.name, err, outb)
+			}
+			times[c.name] = append(times[c.name], took)
+		}
+	}
+	d := median(times["dump-dom"])
+	fmt.Fprintf(out, "\ncold start (new process, no Chromium running), median of %d: lekta audit base %v, new %v; chromium --dump-dom %v; new/dump-dom %.2f\n",
+		b.o.cold, median(times["base"]), median(times["new"]), d, float64(median(times["new"]))/float64(d))
+	return nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2].Round(time.Millisecond)
+}
+
+func medianF(fs []float64) float64 {
+	s := slices.Clone(fs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// counts writes a tally such as "idle 10" or "budget 9, deadline 1".
+func counts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
