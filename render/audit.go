@@ -84,6 +84,9 @@ type audit struct {
 	endSettle context.CancelFunc
 	// budgetExpired receives when a grant of page time ran out.
 	budgetExpired chan struct{}
+	// loadFired is closed at the page's first load event.
+	loadFired chan struct{}
+	loadOnce  sync.Once
 }
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {
@@ -95,6 +98,7 @@ func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start t
 		frameHops:     make(map[network.RequestID]int),
 		endSettle:     func() {},
 		budgetExpired: make(chan struct{}, 1),
+		loadFired:     make(chan struct{}),
 	}
 	a.net.init()
 	a.rec.init()

@@ -53,6 +53,7 @@ func (a *audit) onEvent(ev any) {
 		}
 	case *page.EventLoadEventFired:
 		a.net.setLoaded(true)
+		a.loadOnce.Do(func() { close(a.loadFired) })
 	case *page.EventFrameStartedLoading:
 		if e.FrameID == a.mainFrame {
 			a.net.setLoaded(false)

@@ -305,10 +305,21 @@ func (a *audit) grantPageTime(ctx context.Context, d time.Duration, first bool) 
 	}
 	tick := time.NewTicker(streamGrace / 5)
 	defer tick.Stop()
+	loaded := a.loadFired
+	if !first {
+		loaded = nil
+	}
 	for {
 		select {
 		case <-a.budgetExpired:
 			return nil
+		case <-loaded:
+			// A page that has nothing scheduled once it loaded is done:
+			// do not wait for Chromium to report the grant's end.
+			loaded = nil
+			if a.idleAtLoad(ctx) {
+				return nil
+			}
 		case <-tick.C:
 			// An EventSource opened during the grant holds page time
 			// still for good: grant again, not waiting for it.
@@ -322,6 +333,16 @@ func (a *audit) grantPageTime(ctx context.Context, d time.Duration, first bool) 
 			return ctx.Err()
 		}
 	}
+}
+
+// idleAtLoad reports whether the loaded page has nothing in flight and
+// nothing scheduled.
+func (a *audit) idleAtLoad(ctx context.Context) bool {
+	if !a.net.quiet() || a.net.streamWait() > 0 {
+		return false
+	}
+	st, err := a.pageState(ctx)
+	return err == nil && !st.scheduled(float64(a.opts.Budget.Milliseconds())) && st.Observes == 0
 }
 
 // setPageTime sets the virtual time policy for a grant of d.
