@@ -249,19 +249,8 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", tp.contentType)
 		io.WriteString(w, tp.body)
 	case strings.HasPrefix(p, "/slow/"):
-		// /slow/MS/PATH answers PATH after MS milliseconds; 0 never answers.
-		msText, rest, _ := strings.Cut(strings.TrimPrefix(p, "/slow/"), "/")
-		wait, _ := strconv.Atoi(msText)
-		var after <-chan time.Time
-		if wait > 0 {
-			after = time.After(time.Duration(wait) * time.Millisecond)
-		}
-		select {
-		case <-after:
-		case <-r.Context().Done():
-			return
-		}
-		http.ServeFile(w, r, filepath.Join(testsite.Dir(), filepath.FromSlash(path.Clean("/"+rest))))
+		// /slow/MS/PATH answers PATH of the shared test site after MS ms.
+		testsite.Slow(http.FileServer(http.Dir(testsite.Dir()))).ServeHTTP(w, r)
 	case strings.HasPrefix(p, "/delayed/"), strings.HasPrefix(p, "/data/"):
 		// The delayed-content pages of the shared test site.
 		http.ServeFile(w, r, filepath.Join(testsite.Dir(), filepath.FromSlash(path.Clean(p))))

@@ -113,34 +113,42 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveRobots(w, host)
 		return
 	}
-	if rest, ok := strings.CutPrefix(r.URL.Path, "/slow/"); ok {
-		s.serveSlow(w, r, rest)
+	if strings.HasPrefix(r.URL.Path, "/slow/") {
+		Slow(s.mux).ServeHTTP(w, r)
 		return
 	}
 	s.mux.ServeHTTP(w, r)
 }
 
-// serveSlow answers /slow/MS/PATH with the file at PATH after MS
-// milliseconds; MS 0 never answers (until the client goes).
-func (s *Site) serveSlow(w http.ResponseWriter, r *http.Request, rest string) {
-	msText, file, _ := strings.Cut(rest, "/")
-	ms, err := strconv.Atoi(msText)
-	if err != nil || ms < 0 {
-		http.NotFound(w, r)
-		return
-	}
-	var after <-chan time.Time
-	if ms > 0 {
-		after = time.After(time.Duration(ms) * time.Millisecond)
-	}
-	select {
-	case <-after:
-	case <-r.Context().Done():
-		return
-	}
-	r2 := r.Clone(r.Context())
-	r2.URL.Path = "/" + file
-	s.mux.ServeHTTP(w, r2)
+// Slow wraps next so that /slow/MS/PATH is answered by next as /PATH after
+// MS milliseconds; MS 0 never answers (until the client goes). Other paths
+// go to next at once. The render package's test site uses it too.
+func Slow(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest, ok := strings.CutPrefix(r.URL.Path, "/slow/")
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		msText, file, _ := strings.Cut(rest, "/")
+		ms, err := strconv.Atoi(msText)
+		if err != nil || ms < 0 {
+			http.NotFound(w, r)
+			return
+		}
+		var after <-chan time.Time
+		if ms > 0 {
+			after = time.After(time.Duration(ms) * time.Millisecond)
+		}
+		select {
+		case <-after:
+		case <-r.Context().Done():
+			return
+		}
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/" + file
+		next.ServeHTTP(w, r2)
+	})
 }
 
 func (s *Site) serveRobots(w http.ResponseWriter, host string) {
