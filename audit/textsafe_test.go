@@ -60,10 +60,10 @@ setTimeout(() => { throw new Error("X` + js + `"); }, 0);</script></body></html>
 func TestCleanText(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
-		"plain text, ünïcode, 日本語":   "plain text, ünïcode, 日本語",
+		"plain text, ünïcode, 日本語": "plain text, ünïcode, 日本語",
 		"a\x1b[31mred":             `a\x1b[31mred`,
 		"line\nnext\r\tx":          `line\nnext\r\tx`,
-		"del\x7f c1\u0085 \u009b": `del\x7f c1\x85 \x9b`,
+		"del\x7f c1\u0085 \u009b":  `del\x7f c1\x85 \x9b`,
 		"rtl \u202egnp.exe":        `rtl \u202egnp.exe`,
 		"bad \xff utf-8":           "bad \uFFFD utf-8",
 		"kept \uFFFD":              "kept \uFFFD",
