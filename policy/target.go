@@ -59,6 +59,16 @@ func (g *Guard) ParseTarget(raw string) (*url.URL, error) {
 	if rest == "" || rest[0] == '?' {
 		rest = "/" + rest
 	}
+	// Escape the path's raw non-ASCII bytes, keeping the escapes the
+	// submitter wrote, so that the path goes on the wire as robots.txt is
+	// decided on it (RequestPath): "/café%2Fb" stays one path segment,
+	// "/caf%C3%A9%2Fb", instead of becoming "/caf%C3%A9/b", another
+	// resource. The query is kept byte for byte.
+	path, query, hasQuery := strings.Cut(rest, "?")
+	rest = escapeNonASCII(path)
+	if hasQuery {
+		rest += "?" + query
+	}
 	norm := scheme + "://" + hostport + rest
 	u, err := url.Parse(norm)
 	if err != nil {
@@ -71,6 +81,22 @@ func (g *Guard) ParseTarget(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: the URL is %d bytes once normalised, more than %d", ErrInvalidURL, n, MaxURLBytes)
 	}
 	return u, nil
+}
+
+// escapeNonASCII percent-encodes the bytes of s above 0x7F.
+func escapeNonASCII(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // CheckURL validates an absolute URL met later (a redirect hop, a

@@ -424,3 +424,29 @@ func BenchmarkParseTarget(b *testing.B) {
 		})
 	}
 }
+
+// TestParseTargetKeepsEscapes: the normalised target is fetched exactly as
+// robots.txt is decided on it: escapes the submitter wrote stay escapes
+// (a %2F is not a path separator), raw non-ASCII bytes are escaped.
+func TestParseTargetKeepsEscapes(t *testing.T) {
+	t.Parallel()
+	g := mustGuard(t, GuardConfig{})
+	tests := map[string]string{
+		"http://x.com/café%2Fb":    "/caf%C3%A9%2Fb",
+		"http://x.com/a%2Fb?q=%2F": "/a%2Fb?q=%2F",
+		"http://x.com/ünï":         "/%C3%BCn%C3%AF",
+		"http://x.com/plain/path":  "/plain/path",
+	}
+	for in, want := range tests {
+		u, err := g.ParseTarget(in)
+		if err != nil {
+			t.Fatalf("ParseTarget(%q): %v", in, err)
+		}
+		if got := u.RequestURI(); got != want {
+			t.Errorf("ParseTarget(%q).RequestURI() = %q, want %q", in, got, want)
+		}
+		if got := RequestPath(u); got != u.RequestURI() {
+			t.Errorf("%q: robots.txt decides on %q but the request goes to %q", in, got, u.RequestURI())
+		}
+	}
+}
