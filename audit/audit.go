@@ -221,7 +221,7 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundT
 	start := a.cfg.Now()
 	snap, err := plainget.Fetch(ctx, cfg, target)
 	fillLane(ctx, lr, snap, err, a.cfg.Now().Sub(start))
-	return observe(snap, err)
+	return a.observe(snap, err)
 }
 
 // renderLane renders target with whatever remains of the deadline. page
@@ -279,7 +279,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 		lr.CookiesRefused, lr.CredentialsRefused = d.CookiesRefused, d.CredentialsRefused
 		lr.SettledBy, lr.PageTimeMS, lr.PendingRequests = d.SettledBy, d.PageTime.Milliseconds(), d.PendingRequests
 	}
-	return observe(snap, err)
+	return a.observe(snap, err)
 }
 
 // sameRule reports whether two decisions of one robots.txt were made by
@@ -306,13 +306,14 @@ func remaining(ctx context.Context, def time.Duration) time.Duration {
 	return def
 }
 
-// observe extracts the page when the lane produced a document; a non-HTML
-// one yields an empty page, and Diff says what arrived instead.
-func observe(snap *compare.Snapshot, err error) *compare.Observed {
+// observe extracts the page when the lane produced a document, reading the
+// robots rules addressed to this bot's token; a non-HTML one yields an
+// empty page, and Diff says what arrived instead.
+func (a *Auditor) observe(snap *compare.Snapshot, err error) *compare.Observed {
 	if err != nil || snap == nil {
 		return nil
 	}
-	return &compare.Observed{Snapshot: snap, Page: compare.Extract(snap)}
+	return &compare.Observed{Snapshot: snap, Page: compare.ExtractWith(snap, compare.Options{BotToken: a.cfg.Token})}
 }
 
 // fillLane copies a lane's snapshot and error into its report. took is
