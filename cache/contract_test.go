@@ -75,6 +75,7 @@ func runStoreContract(t *testing.T, newStore factory) {
 		{"keys carry TTLs", testKeyTTLs},
 		{"bad input", testBadInput},
 	}
+	cases = append(cases, leaseCases...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

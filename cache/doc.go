@@ -20,13 +20,18 @@
 // An audit goes through a Store in this order:
 //
 //	e, ok, err := s.Lookup(ctx, url)        // fresh result? answer it, no charge
-//	a, err := s.Admit(ctx, url, id)         // one atomic decision
+//	p, err := s.Peek(ctx, url)              // would it be admitted? no charge (a queue's answer)
+//	a, err := s.Admit(ctx, url, id)         // one atomic decision, when it really starts
 //	switch a.Decision {
 //	case Cached:   // a result appeared since Lookup: a.Entry
 //	case InFlight: // e, err := s.Wait(ctx, url, a.RunningID)
 //	case Refused:  // a.RetryAfter, a.Reason
-//	case Admitted: // audit, then s.Complete(ctx, a.Lease, Outcome{...})
+//	case Admitted: // audit, s.Renew(ctx, a.Lease) every LeaseTTL/3,
+//	               // then s.Complete(ctx, a.Lease, Outcome{...})
 //	}
+//
+// SetProgress, Progress and DropProgress keep where a queued or running
+// audit stands, so that every instance can answer for it.
 //
 // Reports are opaque bytes to the store. All times (windows, leases, cache
 // age) come from the store's clock: the injected clock of a MemoryStore or
@@ -52,6 +57,7 @@
 //	P{host}:res:<h>       hash  id, at, exp, body: cached result    CacheTTL
 //	P{host}:fin:<id>      str   Complete of id succeeded            LeaseTTL
 //	Preport:<id>          hash  at, exp, failed, body (a copy)      CacheTTL
+//	Pprogress:<id>        hash  url, status, step, pos, at, exp  ProgressTTL
 //	P{host}:done:<id>     pub/sub channel Complete publishes on
 //
 // where host is the URL's lower-case hostname without port and h the first

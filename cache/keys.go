@@ -86,3 +86,6 @@ func (k keyspace) report(id string) string { return k.prefix + "report:" + id }
 
 // done is the pub/sub channel that Complete of id publishes on.
 func (k keyspace) done(host, id string) string { return k.prefix + "{" + host + "}:done:" + id }
+
+// progress is a hash: the progress entry of a queued or running audit.
+func (k keyspace) progress(id string) string { return k.prefix + "progress:" + id }

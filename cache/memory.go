@@ -28,14 +28,15 @@ type MemoryStore struct {
 	keys   keyspace
 	poll   time.Duration
 
-	mu      sync.Mutex
-	hosts   map[string]*memHost
-	results map[string]memResult // by result key
-	reports map[string]memReport // by id
-	fins    map[string]int64     // fin key → expiry (unix ms)
-	changed chan struct{}        // closed and replaced when a result lands or a lease expires
-	swept   int64
-	waiting int // Wait calls in progress
+	mu       sync.Mutex
+	hosts    map[string]*memHost
+	results  map[string]memResult   // by result key
+	reports  map[string]memReport   // by id
+	fins     map[string]int64       // fin key → expiry (unix ms)
+	progress map[string]memProgress // by id
+	changed  chan struct{}          // closed and replaced when a result lands or a lease expires
+	swept    int64
+	waiting  int // Wait calls in progress
 }
 
 type memHost struct {
@@ -59,6 +60,11 @@ type memResult struct {
 	blob    []byte
 }
 
+type memProgress struct {
+	p   Progress
+	exp int64
+}
+
 type memReport struct {
 	at, exp int64
 	failed  bool
@@ -76,14 +82,15 @@ func NewMemoryStore(l Limits, now func() time.Time) (*MemoryStore, error) {
 	}
 	l.Windows = append([]Window(nil), l.Windows...)
 	return &MemoryStore{
-		limits:  l,
-		now:     now,
-		poll:    defaultPoll,
-		hosts:   make(map[string]*memHost),
-		results: make(map[string]memResult),
-		reports: make(map[string]memReport),
-		fins:    make(map[string]int64),
-		changed: make(chan struct{}),
+		limits:   l,
+		now:      now,
+		poll:     defaultPoll,
+		hosts:    make(map[string]*memHost),
+		results:  make(map[string]memResult),
+		reports:  make(map[string]memReport),
+		fins:     make(map[string]int64),
+		progress: make(map[string]memProgress),
+		changed:  make(chan struct{}),
 	}, nil
 }
 
@@ -109,12 +116,31 @@ func (m *MemoryStore) Lookup(_ context.Context, url string) (Entry, bool, error)
 
 // Admit implements Store.
 func (m *MemoryStore) Admit(_ context.Context, url, id string) (Admission, error) {
+	a, err := m.admission(url, id, true)
+	if err != nil {
+		return Admission{}, fmt.Errorf("admit: %w", err)
+	}
+	return a, nil
+}
+
+// Peek implements Store.
+func (m *MemoryStore) Peek(_ context.Context, url string) (Admission, error) {
+	a, err := m.admission(url, "", false)
+	if err != nil {
+		return Admission{}, fmt.Errorf("peek: %w", err)
+	}
+	return a, nil
+}
+
+// admission decides for url: with charge, as Admit (recording the lease and
+// the start); without, as Peek.
+func (m *MemoryStore) admission(url, id string, charge bool) (Admission, error) {
 	t, err := parseTarget(url)
-	if err == nil {
+	if err == nil && charge {
 		err = checkID(id)
 	}
 	if err != nil {
-		return Admission{}, fmt.Errorf("admit: %w", err)
+		return Admission{}, err
 	}
 	m.mu.Lock()
 	now := m.tick()
@@ -122,17 +148,18 @@ func (m *MemoryStore) Admit(_ context.Context, url, id string) (Admission, error
 		m.mu.Unlock()
 		e, err := r.entry(now)
 		if err != nil {
-			return Admission{}, fmt.Errorf("admit: %w", err)
+			return Admission{}, err
 		}
 		return Admission{Decision: Cached, Entry: e}, nil
 	}
-	a := m.admitHost(m.host(t.host), t, id, now)
+	a := m.admitHost(m.host(t.host), t, id, now, charge)
 	m.mu.Unlock()
 	return a, nil
 }
 
-// admitHost decides for a URL with no fresh result; m.mu is held.
-func (m *MemoryStore) admitHost(h *memHost, t target, id string, now int64) Admission {
+// admitHost decides for a URL with no fresh result, recording the
+// admission when charge is set; m.mu is held.
+func (m *MemoryStore) admitHost(h *memHost, t target, id string, now int64, charge bool) Admission {
 	m.expireLeases(h, now)
 	for lid, l := range h.leases {
 		if l.t.hash != t.hash {
@@ -146,6 +173,9 @@ func (m *MemoryStore) admitHost(h *memHost, t target, id string, now int64) Admi
 	if wait, reason := m.violation(h, now); reason >= 0 {
 		return Admission{Decision: Refused, RetryAfter: time.Duration(wait) * time.Millisecond, Reason: m.limits.reason(reason)}
 	}
+	if !charge {
+		return Admission{Decision: Admitted}
+	}
 	h.leases[id] = memLease{t: t, exp: now + m.limits.LeaseTTL.Milliseconds()}
 	i := sort.Search(len(h.starts), func(i int) bool { return h.starts[i].at > now })
 	h.starts = append(h.starts, memStart{})
@@ -153,6 +183,62 @@ func (m *MemoryStore) admitHost(h *memHost, t target, id string, now int64) Admi
 	h.starts[i] = memStart{at: now, id: id}
 	trimStarts(h, now-m.limits.longest().Milliseconds())
 	return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}
+}
+
+// Renew implements Store.
+func (m *MemoryStore) Renew(_ context.Context, l Lease) error {
+	t, err := parseTarget(l.URL)
+	if err == nil {
+		err = checkID(l.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("renew: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.tick()
+	h := m.host(t.host)
+	m.expireLeases(h, now)
+	ml, held := h.leases[l.ID]
+	if !held || ml.t.hash != t.hash {
+		return fmt.Errorf("renew %s: %w", l.ID, ErrLeaseLost)
+	}
+	ml.exp = now + m.limits.LeaseTTL.Milliseconds()
+	h.leases[l.ID] = ml
+	return nil
+}
+
+// SetProgress implements Store.
+func (m *MemoryStore) SetProgress(_ context.Context, p Progress) error {
+	if err := checkProgress(p); err != nil {
+		return fmt.Errorf("set progress: %w", err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.tick()
+	p.UpdatedAt = time.UnixMilli(now)
+	m.progress[p.ID] = memProgress{p: p, exp: now + ProgressTTL.Milliseconds()}
+	return nil
+}
+
+// Progress implements Store.
+func (m *MemoryStore) Progress(_ context.Context, id string) (Progress, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.tick()
+	mp, ok := m.progress[id]
+	if !ok || now >= mp.exp {
+		return Progress{}, false, nil
+	}
+	return mp.p, true, nil
+}
+
+// DropProgress implements Store.
+func (m *MemoryStore) DropProgress(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.progress, id)
+	return nil
 }
 
 // violation returns the longest wait in ms among the violated constraints
@@ -314,6 +400,11 @@ func (m *MemoryStore) sweep(now int64) {
 			delete(m.fins, k)
 		}
 	}
+	for k, p := range m.progress {
+		if now >= p.exp {
+			delete(m.progress, k)
+		}
+	}
 	cut := now - m.limits.longest().Milliseconds()
 	for name, h := range m.hosts {
 		m.expireLeases(h, now)
@@ -419,6 +510,9 @@ func (m *MemoryStore) ttls() map[string]time.Duration {
 	}
 	for k, exp := range m.fins {
 		put(k, exp)
+	}
+	for id, p := range m.progress {
+		put(m.keys.progress(id), p.exp)
 	}
 	return out
 }

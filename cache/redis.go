@@ -123,7 +123,7 @@ func (s *RedisStore) loadScripts(ctx context.Context) error {
 	if err := s.pingRedis(ctx); err != nil {
 		return err
 	}
-	for _, sc := range []*redis.Script{scriptAdmit, scriptComplete, scriptLookup, scriptPutReport, scriptGetReport, scriptRunning} {
+	for _, sc := range []*redis.Script{scriptAdmit, scriptPeek, scriptRenew, scriptSetProgress, scriptGetProgress, scriptComplete, scriptLookup, scriptPutReport, scriptGetReport, scriptRunning} {
 		ctx, cancel := s.call(ctx)
 		err := sc.Load(ctx, s.client).Err()
 		cancel()
@@ -258,6 +258,52 @@ func (s *RedisStore) Admit(ctx context.Context, url, id string) (Admission, erro
 		return Admission{}, fmt.Errorf("admit: %w", err)
 	}
 	return a, nil
+}
+
+// Peek implements Store: the admit script's decision, read-only.
+func (s *RedisStore) Peek(ctx context.Context, url string) (Admission, error) {
+	t, err := parseTarget(url)
+	if err != nil {
+		return Admission{}, fmt.Errorf("peek: %w", err)
+	}
+	keys := []string{s.keys.lease(t.host), s.keys.starts(t.host), s.keys.run(t), s.keys.result(t)}
+	args := append([]any{s.nowArg(), ""}, s.admitArgs...)
+	ctx, cancel := s.call(ctx)
+	defer cancel()
+	res, err := scriptPeek.Run(ctx, s.client, keys, args...).Slice()
+	if err != nil {
+		return Admission{}, unavailable("peek", err)
+	}
+	a, err := s.admission(t, "", res)
+	if err != nil {
+		return Admission{}, fmt.Errorf("peek: %w", err)
+	}
+	if a.Decision == Admitted {
+		a.Lease = Lease{}
+	}
+	return a, nil
+}
+
+// Renew implements Store.
+func (s *RedisStore) Renew(ctx context.Context, l Lease) error {
+	t, err := parseTarget(l.URL)
+	if err == nil {
+		err = checkID(l.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("renew: %w", err)
+	}
+	ctx, cancel := s.call(ctx)
+	defer cancel()
+	n, err := scriptRenew.Run(ctx, s.client, []string{s.keys.lease(t.host), s.keys.run(t)},
+		s.nowArg(), l.ID, s.limits.LeaseTTL.Milliseconds()).Int64()
+	if err != nil {
+		return unavailable("renew "+l.ID, err)
+	}
+	if n != 1 {
+		return fmt.Errorf("renew %s: %w", l.ID, ErrLeaseLost)
+	}
+	return nil
 }
 
 // admission reads the admit script's reply.

@@ -7,12 +7,23 @@ import (
 )
 
 // The Lua sources live in lua/; each script is the clock prelude followed by
-// its body, so every script reads time the same way.
+// its body (admit and peek: and the decision between them), so every script
+// reads time the same way.
 var (
 	//go:embed lua/clock.lua
 	luaClock string
+	//go:embed lua/decide.lua
+	luaDecide string
 	//go:embed lua/admit.lua
 	luaAdmit string
+	//go:embed lua/peek.lua
+	luaPeek string
+	//go:embed lua/renew.lua
+	luaRenew string
+	//go:embed lua/setprogress.lua
+	luaSetProgress string
+	//go:embed lua/getprogress.lua
+	luaGetProgress string
 	//go:embed lua/complete.lua
 	luaComplete string
 	//go:embed lua/lookup.lua
@@ -26,12 +37,18 @@ var (
 )
 
 var (
-	scriptAdmit     = redis.NewScript(luaClock + luaAdmit)
-	scriptComplete  = redis.NewScript(luaClock + luaComplete)
-	scriptLookup    = redis.NewScript(luaClock + luaLookup)
-	scriptPutReport = redis.NewScript(luaClock + luaPutReport)
-	scriptGetReport = redis.NewScript(luaClock + luaGetReport)
-	scriptRunning   = redis.NewScript(luaClock + luaRunning)
+	// admit and peek share one decision, decide.lua, so a peek answers
+	// exactly what an admission at that moment would.
+	scriptAdmit       = redis.NewScript(luaClock + luaDecide + luaAdmit)
+	scriptPeek        = redis.NewScript(luaClock + luaDecide + luaPeek)
+	scriptRenew       = redis.NewScript(luaClock + luaRenew)
+	scriptSetProgress = redis.NewScript(luaClock + luaSetProgress)
+	scriptGetProgress = redis.NewScript(luaClock + luaGetProgress)
+	scriptComplete    = redis.NewScript(luaClock + luaComplete)
+	scriptLookup      = redis.NewScript(luaClock + luaLookup)
+	scriptPutReport   = redis.NewScript(luaClock + luaPutReport)
+	scriptGetReport   = redis.NewScript(luaClock + luaGetReport)
+	scriptRunning     = redis.NewScript(luaClock + luaRunning)
 )
 
 // Codes of the admit script's first reply element.

@@ -175,7 +175,7 @@ func (s *SQLiteStore) decide(st hostState, t target, id string, now int64) (Admi
 	switch {
 	case st.result != nil:
 		return Admission{Decision: Cached, Entry: *st.result}, true
-	case st.running == id: // a retry of the same admission
+	case st.running != "" && st.running == id: // a retry of the same admission
 		return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}, true
 	case st.running != "":
 		return Admission{Decision: InFlight, RunningID: st.running}, true

@@ -15,6 +15,7 @@ import (
 //	hot_starts  (host, at, id)
 //	hot_results url_hash → host, id, completed_at, expires_at, body
 //	hot_fins    (host, id) → expires_at
+//	hot_progress id → url, status, step, position, updated_at, expires_at
 //
 // Times are unix milliseconds by the store's clock.
 const (

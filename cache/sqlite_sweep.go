@@ -19,6 +19,7 @@ var sweepSQL = []struct {
 	{"DELETE FROM hot_leases WHERE (host, id) IN (SELECT host, id FROM hot_leases WHERE expires_at <= ? LIMIT 500)", false},
 	{"DELETE FROM hot_results WHERE url_hash IN (SELECT url_hash FROM hot_results WHERE expires_at <= ? LIMIT 500)", false},
 	{"DELETE FROM hot_fins WHERE (host, id) IN (SELECT host, id FROM hot_fins WHERE expires_at <= ? LIMIT 500)", false},
+	{"DELETE FROM hot_progress WHERE id IN (SELECT id FROM hot_progress WHERE expires_at <= ? LIMIT 500)", false},
 	{"DELETE FROM hot_starts WHERE (host, at, id) IN (SELECT host, at, id FROM hot_starts WHERE at <= ? LIMIT 500)", true},
 }
 
@@ -117,6 +118,15 @@ func (s *SQLiteStore) ttls(ctx context.Context) (map[string]time.Duration, error
 			return err
 		}
 		put(s.keys.fin(host, id), exp)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := scan("SELECT id, expires_at FROM hot_progress", func(r *sql.Rows) error {
+		if err := r.Scan(&id, &exp); err != nil {
+			return err
+		}
+		put(s.keys.progress(id), exp)
 		return nil
 	}); err != nil {
 		return nil, err

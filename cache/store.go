@@ -27,6 +27,21 @@ var ErrLeaseLost = errors.New("lease lost")
 // holder crashed and the lease expired. The caller may start over.
 var ErrAbandoned = errors.New("joined audit abandoned")
 
+// ErrNoProgress: the progress entry has no id or URL, or a status other
+// than ProgressQueued or ProgressRunning.
+var ErrNoProgress = errors.New("invalid progress")
+
+// ProgressTTL is how long a progress entry lives after it was last set: a
+// crashed instance's entries vanish after it, and a live one refreshes
+// them at each step and heartbeat.
+const ProgressTTL = 2 * time.Minute
+
+// The statuses of a Progress entry.
+const (
+	ProgressQueued  = "queued"
+	ProgressRunning = "running"
+)
+
 // ReasonConcurrency is Admission.Reason when the host already runs as many
 // audits as Limits.Concurrency allows. A window's reason is its String form,
 // such as "1/1m".
@@ -126,6 +141,24 @@ func (a Admission) RetryAfterSeconds() int {
 	return max(s, 1)
 }
 
+// Progress is where an audit stands while it is queued or running, kept in
+// the shared store so that every instance can show it.
+type Progress struct {
+	// ID is the report id.
+	ID string
+	// URL is the normalised URL.
+	URL string
+	// Status is ProgressQueued or ProgressRunning.
+	Status string
+	// Step is the step running, such as "robots"; empty while queued.
+	Step string
+	// Position is the place in its instance's queue when it was queued (1
+	// is next); 0 once running.
+	Position int
+	// UpdatedAt is when it was last set, by the store's clock.
+	UpdatedAt time.Time
+}
+
 // Store is the shared state of audits. URLs must be normalised by the caller
 // (policy); the store keys limits by their lower-case hostname without port
 // and caches by the exact URL string.
@@ -139,6 +172,20 @@ type Store interface {
 	// against nothing). Calling it again with the same id while the lease is
 	// held returns the same lease and counts nothing new.
 	Admit(ctx context.Context, url, id string) (Admission, error)
+	// Peek answers as Admit would at this moment, but charges no window and
+	// takes no lease: Cached, InFlight, Refused, or Admitted meaning "would
+	// be admitted now" (Admission.Lease is then empty). The submitter gets
+	// an answer at once; the charge comes with Admit when the audit starts.
+	Peek(ctx context.Context, url string) (Admission, error)
+	// Renew extends a held lease to LeaseTTL from now, the holder's
+	// heartbeat. ErrLeaseLost when the lease has expired or was released.
+	Renew(ctx context.Context, l Lease) error
+	// SetProgress stores p (UpdatedAt is set by the store) for ProgressTTL.
+	SetProgress(ctx context.Context, p Progress) error
+	// Progress returns the live progress entry of id, if any.
+	Progress(ctx context.Context, id string) (Progress, bool, error)
+	// DropProgress deletes the progress entry of id; dropping none is no error.
+	DropProgress(ctx context.Context, id string) error
 	// Wait joins the running audit id of url and returns its entry when it
 	// completes, a failure included (Entry.Failed). ErrAbandoned if it ended
 	// without a result.
