@@ -53,6 +53,11 @@ type Config struct {
 	// cache.RedisStore); nil means a fresh in-memory store with the default
 	// limits, for tests.
 	Store cache.Store
+	// LeaseTTL is the Store's Limits.LeaseTTL: a running audit renews its
+	// lease every Heartbeat (LeaseTTL/3 when zero) and stops when it lost
+	// it or two renewals in a row failed. Default cache.Defaults().LeaseTTL.
+	LeaseTTL  time.Duration
+	Heartbeat time.Duration
 	// Identity of the bot.
 	Token   string
 	PlainUA string
@@ -65,7 +70,9 @@ type Config struct {
 
 // Auditor runs audits; it is safe for concurrent use.
 type Auditor struct {
-	cfg Config
+	cfg      Config
+	leaseTTL time.Duration
+	beat     time.Duration
 }
 
 // Request asks for one audit.
@@ -74,6 +81,10 @@ type Request struct {
 	Trigger Trigger
 	// ID, when set, is the report id to use (the server makes it before queueing).
 	ID string
+	// Start admits the audit at Submit, charging the host's windows then:
+	// for a caller that runs it at once (the CLI). Without it Submit only
+	// peeks, and Finish admits when the audit really starts (a queue).
+	Start bool
 }
 
 // New returns an Auditor; Guard and Renderer are required.
@@ -90,9 +101,12 @@ func New(cfg Config) (*Auditor, error) {
 	if cfg.NewID == nil {
 		cfg.NewID = NewID
 	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = cache.Defaults().LeaseTTL
+	}
 	if cfg.Store == nil {
 		lim := cache.Defaults()
-		lim.LeaseTTL = cfg.Timeout + 15*time.Second
+		lim.LeaseTTL = cfg.LeaseTTL
 		s, err := cache.NewMemoryStore(lim, cfg.Now)
 		if err != nil {
 			return nil, err
@@ -102,7 +116,11 @@ func New(cfg Config) (*Auditor, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Auditor{cfg: cfg}, nil
+	beat := cfg.Heartbeat
+	if beat <= 0 {
+		beat = cfg.LeaseTTL / 3
+	}
+	return &Auditor{cfg: cfg, leaseTTL: cfg.LeaseTTL, beat: beat}, nil
 }
 
 // NewID returns an unguessable report id (130 random bits, base32).
@@ -114,6 +132,7 @@ func NewID() string { return rand.Text() }
 // (ErrUnavailable). Every other outcome, rate limits, timeouts and failed
 // lanes included, is a Report.
 func (a *Auditor) Audit(ctx context.Context, req Request) (*Report, error) {
+	req.Start = true // run at once: one decision
 	t, err := a.Submit(ctx, req)
 	if err != nil {
 		return nil, err
@@ -141,15 +160,15 @@ func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
 	tr := a.cfg.Guard.Transport()
 	defer tr.CloseIdleConnections()
 	book := newRobotsBook(a, tr)
-	t.step(StepRobots)
+	a.step(t, StepRobots)
 	var cmp *compare.Verdict
 	compared := false
 	if page, ok := a.robotsAllow(ctx, book, target, r); ok {
-		t.step(StepPlain)
+		a.step(t, StepPlain)
 		plain := a.plainLane(ctx, target, tr, book, &r.Lanes.Plain)
-		t.step(StepRender)
+		a.step(t, StepRender)
 		rendered := a.renderLane(ctx, target, book, page, &r.Lanes.Render)
-		t.step(StepCompare)
+		a.step(t, StepCompare)
 		cmp = a.finish(r, plain, rendered)
 		compared = plain != nil && rendered != nil
 		r.Crawlers = crawlerRows(book.result(ctx, target), target, plain, rendered)

@@ -32,6 +32,10 @@ const (
 	StatusTimeout Status = "timeout"
 	// StatusError: neither lane could fetch the page.
 	StatusError Status = "error"
+	// StatusCancelled: the audit was stopped by us, not by the site (the
+	// service was shutting down); Reason says why. It says nothing about
+	// the site: no findings, no robots section.
+	StatusCancelled Status = "cancelled"
 )
 
 // Ran reports whether the audit reached the site and produced a comparison

@@ -289,12 +289,15 @@ func wantOneAudit(tb testing.TB, site *testsite.Site, host, path string) {
 func TestStoreRedisFailure(t *testing.T) {
 	srv := redistest.StartPrivate(t)
 	archive := openRecords(t, records.Config{DataDir: t.TempDir()})
-	store, err := cache.NewRedisStore(context.Background(), srv.URL(), archive, productionLimits(), cache.RedisOptions{})
+	// A short lease: Finish retries storing the report for its lifetime.
+	lim := productionLimits()
+	lim.LeaseTTL = 6 * time.Second
+	store, err := cache.NewRedisStore(context.Background(), srv.URL(), archive, lim, cache.RedisOptions{})
 	if err != nil {
 		t.Fatalf("open the Redis store: %v", err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	e := mustEnv(t, func(c *Config) { c.Store = store })
+	e := mustEnv(t, func(c *Config) { c.Store, c.LeaseTTL = store, lim.LeaseTTL })
 	ctx := context.Background()
 
 	wantDown := func(t *testing.T, rawURL string) {
@@ -391,13 +394,16 @@ func TestStorePostgresFailure(t *testing.T) {
 	url, raw := redistest.Shared(t)
 	pg := pgtest.StartPrivate(t)
 	archive := openRecords(t, records.Config{DatabaseURL: pg.Database(t), CallTimeout: 2 * time.Second})
-	store, err := cache.NewRedisStore(context.Background(), url, archive, productionLimits(),
+	// A short lease: Finish retries storing the report for its lifetime.
+	lim := productionLimits()
+	lim.LeaseTTL = 6 * time.Second
+	store, err := cache.NewRedisStore(context.Background(), url, archive, lim,
 		cache.RedisOptions{Prefix: redistest.Prefix(t, raw), CallTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	e := mustEnv(t, func(c *Config) { c.Store = store })
+	e := mustEnv(t, func(c *Config) { c.Store, c.LeaseTTL = store, lim.LeaseTTL })
 	ctx := context.Background()
 	before := e.audit(t, "http://shop.example/index.html", TriggerAPI)
 

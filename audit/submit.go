@@ -27,7 +27,7 @@ var (
 	ErrNotFound = cache.ErrNotFound
 )
 
-// storeTimeout bounds the store calls after an audit, whose own context may
+// storeTimeout bounds each store call after an audit, whose own context may
 // have run out: storing the result and releasing the lease must still happen.
 const storeTimeout = 5 * time.Second
 
@@ -44,6 +44,9 @@ type Ticket struct {
 	onStep  func(Step)
 	// joined is set when the same URL is already running under ID.
 	joined bool
+	// pending is set when Submit only peeked: Finish admits at the start.
+	pending bool
+	done    bool
 }
 
 // Ready returns the report when the ticket was answered at once (from the
@@ -55,7 +58,10 @@ func (t *Ticket) Joined() bool { return t.joined }
 
 // Submit validates the target and asks the store for a decision, without
 // contacting the site: a cached report and a rate-limited refusal come back
-// Ready; otherwise Finish runs or joins the audit. Errors: policy.ErrInvalidURL,
+// Ready; otherwise Finish runs or joins the audit. Unless req.Start is set,
+// the decision is a peek that charges nothing: Finish makes the one atomic
+// admission when the audit starts, so a queued audit is charged when a
+// renderer takes it, never before. Errors: policy.ErrInvalidURL,
 // policy.ErrTargetRefused, ErrUnavailable.
 func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	target, err := a.cfg.Guard.ParseTarget(req.URL)
@@ -66,9 +72,14 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	if t.ID == "" {
 		t.ID = a.cfg.NewID()
 	}
-	// Admit answers a fresh cached result first, without charging the
-	// limiter, so one store round trip decides every submission.
-	adm, err := a.cfg.Store.Admit(ctx, t.URL, t.ID)
+	// Admit and Peek answer a fresh cached result first, without charging
+	// the limiter, so one store round trip decides every submission.
+	var adm cache.Admission
+	if req.Start {
+		adm, err = a.cfg.Store.Admit(ctx, t.URL, t.ID)
+	} else {
+		adm, err = a.cfg.Store.Peek(ctx, t.URL)
+	}
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -80,7 +91,11 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	case cache.Refused:
 		t.ready = a.refusedReport(t, adm)
 	case cache.Admitted:
-		t.lease = &adm.Lease
+		if req.Start {
+			t.lease = &adm.Lease
+		} else {
+			t.pending = true
+		}
 	default:
 		err = fmt.Errorf("submit: store answered %v", adm.Decision)
 	}
@@ -88,33 +103,111 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 }
 
 // Finish returns the ticket's report: the ready one, the joined audit's, or
-// a new audit's, which it runs under the hard deadline and stores. Errors:
-// ErrUnavailable when the store failed before the audit, ErrNotStored
-// (with the report) when it failed after, cache.ErrAbandoned when a joined
-// audit ended without a result, and ctx's error.
+// a new audit's, which it runs under the hard deadline and stores. A
+// ticket Submit only peeked is admitted now: if the host was taken
+// meanwhile it ends rate_limited without contacting the site, and if ctx
+// was cancelled with a *CancelError it ends cancelled, never charged.
+// Errors: ErrUnavailable when the store failed before the audit,
+// ErrNotStored (with the report) when it failed after, cache.ErrAbandoned
+// when a joined audit ended without a result, and ctx's error.
 func (a *Auditor) Finish(ctx context.Context, t *Ticket) (*Report, error) {
+	if t.done {
+		return nil, errors.New("finish: ticket was already finished")
+	}
+	t.done = true
 	switch {
 	case t.ready != nil:
 		return t.ready, nil
 	case t.joined:
-		e, err := a.cfg.Store.Wait(ctx, t.URL, t.ID)
-		if err != nil {
-			if errors.Is(err, cache.ErrUnavailable) {
-				return nil, unavailable(err)
-			}
-			return nil, fmt.Errorf("join audit %s: %w", t.ID, err)
-		}
-		r, err := Decode(e.Report)
-		if err != nil {
+		return a.join(ctx, t.URL, t.ID)
+	case t.lease != nil:
+		return a.runHeld(ctx, t, *t.lease)
+	case t.pending:
+		return a.start(ctx, t)
+	}
+	return nil, errors.New("finish: ticket has nothing to finish")
+}
+
+// start admits a ticket Submit peeked, as a renderer takes it, and runs,
+// joins or answers it; any answer but a run is kept under the ticket's id,
+// which its submitter already holds.
+func (a *Auditor) start(ctx context.Context, t *Ticket) (*Report, error) {
+	defer a.dropProgress(t.ID)
+	if reason, ok := cancelReason(ctx); ok {
+		r := a.cancelledReport(t, reason, a.cfg.Now())
+		a.keep(t, r)
+		return r, nil
+	}
+	adm, err := a.cfg.Store.Admit(ctx, t.URL, t.ID)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	var r *Report
+	switch adm.Decision {
+	case cache.Admitted:
+		return a.runHeld(ctx, t, adm.Lease)
+	case cache.Cached:
+		if r, err = cachedReport(adm.Entry); err != nil {
 			return nil, err
 		}
-		r.Joined = true
-		return r, nil
-	case t.lease != nil:
-		r := a.run(ctx, t)
-		return r, a.store(*t.lease, r)
+	case cache.InFlight:
+		if r, err = a.join(ctx, t.URL, adm.RunningID); err != nil {
+			return nil, err
+		}
+	case cache.Refused:
+		r = a.refusedReport(t, adm)
+	default:
+		return nil, fmt.Errorf("start: store answered %v", adm.Decision)
 	}
-	return nil, errors.New("finish: ticket was already finished")
+	a.keep(t, r)
+	return r, nil
+}
+
+// join waits for the running audit id of url. A store fault while waiting
+// is retried for three lease lifetimes: the holder retries its own store
+// calls for one, and a holder that gave up leaves a lease that lapses
+// within one more.
+func (a *Auditor) join(ctx context.Context, url, id string) (*Report, error) {
+	var e cache.Entry
+	err := a.retryFor(ctx, 3*a.leaseTTL, 0, "join audit "+id, func(ctx context.Context) error {
+		var err error
+		e, err = a.cfg.Store.Wait(ctx, url, id)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, cache.ErrUnavailable) {
+			return nil, unavailable(err)
+		}
+		return nil, fmt.Errorf("join audit %s: %w", id, err)
+	}
+	r, err := Decode(e.Report)
+	if err != nil {
+		return nil, err
+	}
+	r.Joined = true
+	return r, nil
+}
+
+// runHeld runs an admitted audit, its lease renewed by a heartbeat that
+// stops the audit if the lease is lost, then stores the report while the
+// heartbeat still holds the lease.
+func (a *Auditor) runHeld(ctx context.Context, t *Ticket, l cache.Lease) (*Report, error) {
+	defer a.dropProgress(t.ID)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	hb := a.startHeartbeat(l, cancel)
+	start := a.cfg.Now()
+	r := a.run(ctx, t)
+	if reason, ok := cancelReason(ctx); ok {
+		r = a.cancelledReport(t, reason, start)
+		r.DurationMS = a.cfg.Now().Sub(start).Milliseconds()
+	} else if cause := context.Cause(ctx); errors.Is(cause, errLeaseGone) {
+		r.Status = StatusError
+		r.Reason = "the audit was stopped before it ended, so that no other audit of this host overlaps it: " + cause.Error()
+	}
+	err := a.store(l, r)
+	hb.stop()
+	return r, err
 }
 
 // Report returns a stored report by id; ErrNotFound when there is none.
@@ -129,25 +222,27 @@ func (a *Auditor) Report(ctx context.Context, id string) (*Report, error) {
 	return Decode(e.Report)
 }
 
-// store hands the report to the store and releases the lease. A report
-// over the size cap is stored without the lanes' extracts instead.
+// store hands the report to the store and releases the lease, retrying a
+// store fault for the lease's lifetime. A report over the size cap is
+// stored without the lanes' extracts instead.
 func (a *Auditor) store(l cache.Lease, r *Report) error {
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-	defer cancel()
 	b, err := r.Encode()
 	if err != nil {
 		return fmt.Errorf("store report: %w", err)
 	}
 	failed := !r.Status.Ran()
-	err = a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed})
-	if errors.Is(err, cache.ErrTooLarge) {
-		slim := *r
-		slim.Lanes.Plain.Page, slim.Lanes.Render.Page = nil, nil
-		slim.Reason = "the report was too large to keep whole; the lanes' extracts were dropped"
-		if b, err = slim.Encode(); err == nil {
-			err = a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed})
+	err = a.retry("store report "+l.ID, func(ctx context.Context) error {
+		err := a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed})
+		if errors.Is(err, cache.ErrTooLarge) {
+			slim := *r
+			slim.Lanes.Plain.Page, slim.Lanes.Render.Page = nil, nil
+			slim.Reason = "the report was too large to keep whole; the lanes' extracts were dropped"
+			if b, err = slim.Encode(); err == nil {
+				err = a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed})
+			}
 		}
-	}
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, cache.ErrUnavailable) {
 			return fmt.Errorf("%w (%w)", ErrNotStored, err)
@@ -155,6 +250,39 @@ func (a *Auditor) store(l cache.Lease, r *Report) error {
 		return fmt.Errorf("store report: %w", err)
 	}
 	return nil
+}
+
+// keep stores r under the ticket's id, which its submitter holds, when the
+// ticket ended without running an audit of its own: a Complete without a
+// held lease stores the report by id and touches no lease or cache
+// (cache.ErrLeaseLost, expected here). Best effort: the instance that
+// queued the ticket has the report in memory too.
+func (a *Auditor) keep(t *Ticket, r *Report) {
+	b, err := r.Encode()
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		err = a.cfg.Store.Complete(ctx, cache.Lease{Host: t.target.Hostname(), URL: t.URL, ID: t.ID},
+			cache.Outcome{Report: b, Failed: true})
+		cancel()
+	}
+	if err != nil && !errors.Is(err, cache.ErrLeaseLost) {
+		a.cfg.Logger.Warn("keep report", "id", t.ID, "error", err)
+	}
+}
+
+// cancelledReport is the report of an audit cancelled (before it started,
+// or while running) for reason: no findings, no robots section, nothing
+// said about the site.
+func (a *Auditor) cancelledReport(t *Ticket, reason string, start time.Time) *Report {
+	r := &Report{
+		Schema: Schema, ID: t.ID, URL: t.URL, Status: StatusCancelled, Trigger: t.Trigger,
+		StartedAt: start.UTC(), Agent: a.cfg.Token, Reason: reason,
+		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
+	}
+	r.Lanes.Plain.Outcome, r.Lanes.Render.Outcome = OutcomeSkipped, OutcomeSkipped
+	r.Verdict = &compare.Conclusion{Summary: "The audit was cancelled: " + reason + ".", Severity: compare.SeverityNone}
+	r.fillEmpty()
+	return r
 }
 
 // cachedReport decodes a cache entry and marks it as answered from the cache.

@@ -260,11 +260,16 @@ func (s *RedisStore) Admit(ctx context.Context, url, id string) (Admission, erro
 	return a, nil
 }
 
-// Peek implements Store: the admit script's decision, read-only.
+// Peek implements Store: the admit script's decision, read-only. Like
+// Admit, it first checks that the archive can keep a report.
 func (s *RedisStore) Peek(ctx context.Context, url string) (Admission, error) {
 	t, err := parseTarget(url)
 	if err != nil {
 		return Admission{}, fmt.Errorf("peek: %w", err)
+	}
+	// As Admit: no audit is queued that could not be recorded.
+	if err := s.archive.Ping(ctx); err != nil {
+		return Admission{}, archiveError("peek", err)
 	}
 	keys := []string{s.keys.lease(t.host), s.keys.starts(t.host), s.keys.run(t), s.keys.result(t)}
 	args := append([]any{s.nowArg(), ""}, s.admitArgs...)

@@ -34,6 +34,10 @@ func (s *SQLiteStore) Peek(ctx context.Context, url string) (Admission, error) {
 	if a, decided := s.decide(st, t, "", now); decided {
 		return a, nil
 	}
+	// As Admit: no audit is queued that could not be recorded.
+	if err := s.archive.Ping(ctx); err != nil {
+		return Admission{}, archiveError("peek", err)
+	}
 	return Admission{Decision: Admitted}, nil
 }
 

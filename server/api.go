@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/cache"
 )
 
 // maxAPIBody caps the JSON body of POST /api/v1/audits.
@@ -23,8 +24,12 @@ type pending struct {
 	URL    string `json:"url"`
 	// Joined: this submission joined the audit of the same URL that was
 	// already running; its report is that audit's.
-	Joined bool  `json:"joined,omitempty"`
-	Links  links `json:"links"`
+	Joined bool `json:"joined,omitempty"`
+	// Step is the step running ("robots", "plain", "render", "compare").
+	Step string `json:"step,omitempty"`
+	// Position is the place in the queue when it was queued (1 is next).
+	Position int   `json:"position,omitempty"`
+	Links    links `json:"links"`
 }
 
 // links point at an audit's JSON and its page.
@@ -78,12 +83,16 @@ func writeReport(w http.ResponseWriter, r *audit.Report) {
 	w.Write(append(b, '\n'))
 }
 
-func writePending(w http.ResponseWriter, r *run, joined bool) {
+func (s *Server) writePending(w http.ResponseWriter, r *run, joined bool) {
 	state, _ := r.state()
 	if state == "done" {
 		state = "running" // finished this instant; the next poll has the report
 	}
-	writeJSON(w, http.StatusAccepted, pending{ID: r.id, Status: state, URL: r.url, Joined: joined, Links: linksFor(r.id)})
+	p := pending{ID: r.id, Status: state, URL: r.url, Joined: joined, Step: string(s.stepOf(r)), Links: linksFor(r.id)}
+	if state == "queued" {
+		p.Position = r.position
+	}
+	writeJSON(w, http.StatusAccepted, p)
 }
 
 // createAudit is POST /api/v1/audits.
@@ -108,7 +117,7 @@ func (s *Server) createAudit() http.Handler {
 			writeReport(w, sub.ready)
 		default:
 			w.Header().Set("Location", "/api/v1/audits/"+sub.id)
-			writePending(w, sub.run, sub.joined)
+			s.writePending(w, sub.run, sub.joined)
 		}
 	})
 }
@@ -151,19 +160,11 @@ func (s *Server) getAudit() http.Handler {
 		id := r.PathValue("id")
 		rep, running, err := s.lookup(r, id)
 		if running != nil && wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-running.done:
-			case <-t.C:
-			case <-r.Context().Done():
-			case <-s.pool.stopping():
-			}
-			t.Stop()
-			rep, running, err = s.lookup(r, id)
+			rep, running, err = s.await(r, id, running, wait)
 		}
 		switch {
 		case running != nil:
-			writePending(w, running, false)
+			s.writePending(w, running, false)
 		case err != nil:
 			writeError(w, err)
 		default:
@@ -192,8 +193,44 @@ func (s *Server) parseWait(v string) (time.Duration, error) {
 	return min(d, s.cfg.MaxWait), nil
 }
 
+// followPoll is how often a ?wait= on an audit another instance runs reads
+// the shared store for its report.
+const followPoll = 200 * time.Millisecond
+
+// await waits up to wait for the audit id to end: on the run's own end when
+// it runs here, else by reading the shared store until its report exists.
+func (s *Server) await(r *http.Request, id string, running *run, wait time.Duration) (*audit.Report, *run, error) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	var tick <-chan time.Time
+	if running.seen != nil {
+		tk := time.NewTicker(followPoll)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	for {
+		select {
+		case <-running.done:
+		case <-tick:
+			rep, again, err := s.lookup(r, id)
+			if again != nil && again.seen != nil {
+				running = again
+				continue
+			}
+			return rep, again, err
+		case <-t.C:
+		case <-r.Context().Done():
+		case <-s.pool.stopping():
+		}
+		return s.lookup(r, id)
+	}
+}
+
 // lookup finds id: a run of this process still going (running), a run
-// that finished here, or a stored report.
+// that finished here, a stored report, or an audit queued or running on
+// another instance (running, from its progress entry). The progress entry
+// is read before the report, and an audit's report is stored before its
+// entry is dropped, so an audit that ends meanwhile is never missed.
 func (s *Server) lookup(r *http.Request, id string) (*audit.Report, *run, error) {
 	if !validID(id) {
 		return nil, nil, notFound()
@@ -210,8 +247,35 @@ func (s *Server) lookup(r *http.Request, id string) (*audit.Report, *run, error)
 			return nil, run, nil
 		}
 	}
+	p, found, perr := s.cfg.Auditor.Progress(r.Context(), id)
 	rep, err := s.cfg.Auditor.Report(r.Context(), id)
+	switch {
+	case err == nil:
+		return rep, nil, nil
+	case perr == nil && found && errors.Is(err, audit.ErrNotFound):
+		return nil, s.seenRun(p), nil
+	}
 	return rep, nil, err
+}
+
+// seenRun is a view of an audit another instance queued or runs.
+func (s *Server) seenRun(p cache.Progress) *run {
+	r := &run{id: p.ID, url: p.URL, seen: &p, position: p.Position, done: make(chan struct{})}
+	if p.Status == cache.ProgressRunning {
+		r.started = p.UpdatedAt
+	} else {
+		r.queued = p.UpdatedAt
+	}
+	return r
+}
+
+// stepOf is the step r is at: from this process's watcher, or from the
+// progress entry of an audit another instance runs.
+func (s *Server) stepOf(r *run) audit.Step {
+	if r.seen != nil {
+		return audit.Step(r.seen.Step)
+	}
+	return s.steps.at(r.id)
 }
 
 // validID accepts the shape of report ids (base32 from audit.NewID, or

@@ -79,7 +79,13 @@ func errorFor(err error) *apiError {
 			RetryAfter: storeRetryAfter, outcome: outcomeUnavailable, cause: err}
 	case errors.Is(err, audit.ErrNotFound):
 		return notFound()
-	case errors.Is(err, cache.ErrAbandoned), errors.Is(err, context.Canceled):
+	case errors.Is(err, cache.ErrAbandoned):
+		// Its holder gave up storing the report, or stopped: its lease
+		// lapsed, so the host takes a new audit.
+		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
+			Message:    "The audit ran but could not be saved; submit the URL again.",
+			RetryAfter: queueRetryAfter, outcome: outcomeFailed, cause: err}
+	case errors.Is(err, context.Canceled):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
 			Message:    "The audit ended without a result; submit the URL again.",
 			RetryAfter: queueRetryAfter, outcome: outcomeFailed, cause: err}

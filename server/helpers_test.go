@@ -85,6 +85,13 @@ func (f *flakyStore) Admit(ctx context.Context, u, id string) (cache.Admission, 
 	return f.Store.Admit(ctx, u, id)
 }
 
+func (f *flakyStore) Peek(ctx context.Context, u string) (cache.Admission, error) {
+	if err := f.err(); err != nil {
+		return cache.Admission{}, err
+	}
+	return f.Store.Peek(ctx, u)
+}
+
 func (f *flakyStore) Report(ctx context.Context, id string) (cache.Entry, error) {
 	if err := f.err(); err != nil {
 		return cache.Entry{}, err

@@ -155,7 +155,7 @@ func (s *Server) reportPage() http.Handler {
 			s.pages.renderPage(w, http.StatusOK, "progress", layout{Title: "Auditing…", Refresh: 2, NoIndex: true,
 				Data: progressView{ID: id, URL: running.url, State: state,
 					Elapsed: compare.Duration(s.cfg.Now().Sub(since).Truncate(time.Second)),
-					Steps:   stepViews(s.steps.at(id)), Typical: s.durations.typical()}})
+					Steps:   stepViews(s.stepOf(running)), Typical: s.durations.typical()}})
 		case err != nil:
 			e := errorFor(err)
 			if e.Code == codeNotFound {

@@ -7,10 +7,15 @@ import (
 	"time"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/cache"
 )
 
 // errStopping: the server is shutting down and takes no new audits.
 var errStopping = errors.New("the server is shutting down")
+
+// shuttingDown is the cause audits are cancelled with at shutdown: queued
+// ones at once, running ones when the grace period ends.
+var shuttingDown = &audit.CancelError{Reason: "the service was shutting down"}
 
 // errQueueFull: every queue slot is taken.
 var errQueueFull = errors.New("the audit queue is full")
@@ -33,6 +38,11 @@ type run struct {
 	queued  time.Time
 	// remote is true for a join of an audit running in another process.
 	remote bool
+	// position is the queue place when it was queued (1 is next).
+	position int
+	// seen is set on a view of an audit queued or running in another
+	// instance, made from its progress entry: it is never done here.
+	seen *cache.Progress
 
 	mu      sync.Mutex
 	started time.Time
@@ -67,11 +77,18 @@ type pool struct {
 	now   func() time.Time
 	slots chan struct{}
 	jobs  chan *run
-	// stop is cancelled at shutdown: queued audits then finish at once, and
-	// joins of remote audits stop waiting.
+	// stop is cancelled (cause shuttingDown) when shutdown begins: queued
+	// audits then end cancelled at once, never charged, and joins of
+	// remote audits stop waiting.
 	stop       context.Context
-	cancelStop context.CancelFunc
+	cancelStop context.CancelCauseFunc
+	// halt is the context of running audits, cancelled (cause
+	// shuttingDown) when the shutdown's grace period ends.
+	halt       context.Context
+	cancelHalt context.CancelCauseFunc
+	graceTimer *time.Timer
 	wg         sync.WaitGroup
+	finish     func(ctx context.Context, r *run)
 
 	mu      sync.Mutex
 	closed  bool
@@ -82,29 +99,35 @@ type pool struct {
 }
 
 func newPool(queue int, now func() time.Time) *pool {
-	stop, cancel := context.WithCancel(context.Background())
+	stop, cancel := context.WithCancelCause(context.Background())
+	halt, cancelHalt := context.WithCancelCause(context.Background())
 	return &pool{
 		now: now, slots: make(chan struct{}, queue), jobs: make(chan *run, queue),
-		stop: stop, cancelStop: cancel,
+		stop: stop, cancelStop: cancel, halt: halt, cancelHalt: cancelHalt,
 		runs: map[string]*run{}, recent: map[string]*run{},
 	}
 }
 
 // start launches n workers; finish runs one audit.
 func (p *pool) start(n int, finish func(ctx context.Context, r *run)) {
+	p.finish = finish
 	for range n {
-		p.wg.Go(func() {
-			for r := range p.jobs {
-				<-p.slots
-				p.begin(r)
-				ctx := context.WithoutCancel(p.stop)
-				if p.stop.Err() != nil {
-					ctx = p.stop // shutting down: finish without contacting the site
-				}
-				finish(ctx, r)
-				p.end(r)
-			}
-		})
+		p.wg.Go(p.work)
+	}
+}
+
+// work runs queued audits until the queue closes. An audit taken after
+// shutdown began ends cancelled at once, without contacting the site.
+func (p *pool) work() {
+	for r := range p.jobs {
+		<-p.slots
+		p.begin(r)
+		ctx := p.halt
+		if p.stop.Err() != nil {
+			ctx = p.stop
+		}
+		p.finish(ctx, r)
+		p.end(r)
 	}
 }
 
@@ -127,9 +150,9 @@ func (p *pool) reserve() error {
 // release gives back a slot that reserve took and no job used.
 func (p *pool) release() { <-p.slots }
 
-// enqueue hands an admitted run to the workers; its slot is already
+// enqueue hands a submitted run to the workers; its slot is already
 // reserved, so the send never blocks. It returns false once shutdown has
-// begun: the caller still holds the slot and the run's lease.
+// begun: the caller still holds the slot.
 func (p *pool) enqueue(r *run) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -139,6 +162,21 @@ func (p *pool) enqueue(r *run) bool {
 	p.runs[r.id] = r
 	p.jobs <- r
 	return true
+}
+
+// position is the place a run queued now would take (1 is next).
+func (p *pool) position() int { return len(p.jobs) + 1 }
+
+// byURL finds a run of url queued or running in this process.
+func (p *pool) byURL(url string) *run {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.runs {
+		if r.url == url {
+			return r
+		}
+	}
+	return nil
 }
 
 // wait runs a join of an audit running elsewhere on its own goroutine,
@@ -240,14 +278,21 @@ func (p *pool) active() int {
 // stopping is closed when shutdown begins.
 func (p *pool) stopping() <-chan struct{} { return p.stop.Done() }
 
-// shutdown closes the queue, finishes queued runs at once, and waits for
-// the workers and joins, or for ctx.
-func (p *pool) shutdown(ctx context.Context) error {
+// shutdown closes the queue, ends queued runs at once (cancelled, never
+// charged), cancels running ones once grace has passed, and waits for the
+// workers and joins, or for ctx.
+func (p *pool) shutdown(ctx context.Context, grace time.Duration) error {
 	p.mu.Lock()
 	if !p.closed {
 		p.closed = true
-		p.cancelStop()
+		p.cancelStop(shuttingDown)
 		close(p.jobs)
+		// One more worker ends the queued runs while the others finish
+		// the running ones.
+		if p.finish != nil {
+			p.wg.Go(p.work)
+		}
+		p.graceTimer = time.AfterFunc(grace, func() { p.cancelHalt(shuttingDown) })
 	}
 	p.mu.Unlock()
 	done := make(chan struct{})

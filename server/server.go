@@ -5,7 +5,10 @@
 //
 // Audits run on a bounded background pool fed by a bounded queue; a full
 // queue answers 503 with Retry-After before the per-host limiter is asked,
-// so a refusal here never charges a host's windows.
+// so a refusal here never charges a host's windows. A submission is only
+// peeked at (429 when the windows already say no); the host is charged when
+// a renderer takes the audit, and where each audit stands is kept in the
+// shared store, so every instance answers for every audit.
 package server
 
 import (
@@ -28,6 +31,9 @@ const (
 	DefaultQueue = 16
 	// DefaultMaxWait caps the ?wait= long-poll of the API.
 	DefaultMaxWait = 60 * time.Second
+	// DefaultShutdownGrace is how long running audits may take to finish
+	// once shutdown begins.
+	DefaultShutdownGrace = 20 * time.Second
 	// queueRetryAfter is the Retry-After of a full queue or a stopping server.
 	queueRetryAfter = 10 * time.Second
 	// storeRetryAfter is the Retry-After when the store or database did not answer.
@@ -48,6 +54,11 @@ type Auditor interface {
 	// Cached returns a fresh cached report of a URL without charging any
 	// limit, or nil.
 	Cached(ctx context.Context, rawURL string) (*audit.Report, error)
+	// Queued records in the shared store that a ticket waits in the queue.
+	Queued(ctx context.Context, t *audit.Ticket, position int) error
+	// Progress returns where an audit queued or running on any instance
+	// stands.
+	Progress(ctx context.Context, id string) (cache.Progress, bool, error)
 }
 
 var _ Auditor = (*audit.Auditor)(nil)
@@ -78,8 +89,11 @@ type Config struct {
 	ContextsInUse func() int
 	// MaxWait caps the API's ?wait= long-poll (default DefaultMaxWait).
 	MaxWait time.Duration
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// ShutdownGrace is how long Shutdown lets running audits finish before
+	// it cancels them (default DefaultShutdownGrace).
+	ShutdownGrace time.Duration
+	Logger        *slog.Logger
+	Now           func() time.Time
 }
 
 // Server serves the form, the reports, the API and /bot, and runs audits
@@ -119,6 +133,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = DefaultMaxWait
 	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -148,12 +165,14 @@ func New(cfg Config) (*Server, error) {
 // Handler returns the server's routes wrapped in the security headers.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Shutdown stops taking submissions, lets running audits finish within
-// their own deadline, finishes queued ones at once (each stored as a
-// timeout without contacting the site, which releases its host lease) and
-// waits for the workers, or for ctx.
+// Shutdown stops taking submissions (they get 503 with Retry-After), ends
+// queued audits at once with status cancelled and the reason "the service
+// was shutting down" (they never reached the site and were never charged
+// against its windows), lets running audits finish for Config.ShutdownGrace
+// and then cancels them the same way, and waits for the workers and joins,
+// or for ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	return s.pool.shutdown(ctx)
+	return s.pool.shutdown(ctx, s.cfg.ShutdownGrace)
 }
 
 // Running reports how many audits are queued or running in this process.

@@ -35,7 +35,9 @@ const (
 )
 
 // submit takes one URL from a client: the client's own limit, then a queue
-// slot, then the auditor's decision. Errors are *apiError.
+// slot, then the auditor's decision, which charges nothing yet: the host's
+// windows are charged when a renderer takes the audit. It is the one path
+// every submission takes. Errors are *apiError.
 func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, client string) (submission, error) {
 	host := hostOf(raw)
 	wait, ok := s.clients.allow(client)
@@ -73,32 +75,48 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		return s.answered(t, rep)
 	}
 	host = hostOf(t.URL)
-	r := &run{id: t.ID, url: t.URL, host: host, trigger: trigger, ticket: t,
-		queued: s.cfg.Now(), done: make(chan struct{})}
 	if t.Joined() {
-		s.count(trigger, outcomeJoined, host, t.ID)
-		if local := s.pool.lookup(t.ID); local != nil {
-			s.pool.release()
-			return submission{id: t.ID, run: local, joined: true}, nil
-		}
-		r.remote = true
-		if !s.pool.wait(r, s.finishRun) {
-			s.pool.release()
-			return submission{}, queueRefusal(errStopping)
-		}
-		return submission{id: t.ID, run: r, joined: true}, nil
+		return s.joinRemote(t, trigger, host)
 	}
+	// The same URL queued or running here already: one audit for both.
+	if local := s.pool.byURL(t.URL); local != nil {
+		s.pool.release()
+		s.count(trigger, outcomeJoined, host, local.id)
+		return submission{id: local.id, run: local, joined: true}, nil
+	}
+	r := &run{id: t.ID, url: t.URL, host: host, trigger: trigger, ticket: t,
+		queued: s.cfg.Now(), done: make(chan struct{}), position: s.pool.position()}
 	s.steps.watch(t)
+	// Before the run can start, so that its steps come after this entry.
+	if err := s.cfg.Auditor.Queued(ctx, t, r.position); err != nil {
+		s.cfg.Logger.Warn("record queued audit", "id", t.ID, "host", host, "error", err)
+	}
 	// Counted, not logged: the audit's own line comes when it ends.
 	s.metrics.submissions.WithLabelValues(string(trigger), outcomeQueued).Inc()
 	if !s.pool.enqueue(r) {
-		// Shutdown began during Submit: finish at once, without contacting
-		// the site, so the host's lease is released.
+		// Shutdown began during Submit: nothing was charged; end the run
+		// so that its progress entry goes.
 		s.pool.release()
 		s.finishRun(s.pool.stop, r)
 		return submission{}, queueRefusal(errStopping)
 	}
 	return submission{id: t.ID, run: r}, nil
+}
+
+// joinRemote follows a running audit another instance (or this one) holds.
+func (s *Server) joinRemote(t *audit.Ticket, trigger audit.Trigger, host string) (submission, error) {
+	s.count(trigger, outcomeJoined, host, t.ID)
+	if local := s.pool.lookup(t.ID); local != nil {
+		s.pool.release()
+		return submission{id: t.ID, run: local, joined: true}, nil
+	}
+	r := &run{id: t.ID, url: t.URL, host: host, trigger: trigger, ticket: t,
+		queued: s.cfg.Now(), done: make(chan struct{}), remote: true}
+	if !s.pool.wait(r, s.finishRun) {
+		s.pool.release()
+		return submission{}, queueRefusal(errStopping)
+	}
+	return submission{id: t.ID, run: r, joined: true}, nil
 }
 
 // answered turns a ticket answered at once into a submission or a refusal.

@@ -93,7 +93,7 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 // expired rows, so that a machine that only runs the CLI keeps its
 // database small too.
 func auditOnce(ctx context.Context, p *parts, rawURL string, stderr io.Writer, logger *slog.Logger, onStep func(audit.Step)) (*audit.Report, error) {
-	t, err := p.auditor.Submit(ctx, audit.Request{URL: rawURL, Trigger: audit.TriggerCLI})
+	t, err := p.auditor.Submit(ctx, audit.Request{URL: rawURL, Trigger: audit.TriggerCLI, Start: true})
 	if err != nil {
 		return nil, err
 	}

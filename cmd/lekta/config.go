@@ -16,10 +16,11 @@ import (
 	"lekta.dev/lekta/render"
 )
 
-// leaseMargin is how far a host's concurrency lease outlives the hard
-// audit deadline, so a slow audit never loses its lease but a crashed
-// holder's lease still expires.
-const leaseMargin = 15 * time.Second
+// leaseTTL is the life of a host's concurrency lease after its holder's
+// last heartbeat: a running audit renews it every leaseTTL/3 and stops when
+// two renewals in a row fail, so a dead holder frees its host at most
+// leaseTTL after its last heartbeat, and a live one never loses it.
+const leaseTTL = 30 * time.Second
 
 // config is the configuration audit and serve share, filled from flags with
 // LEKTA_* environment fallbacks.
@@ -125,7 +126,7 @@ func (c *config) limits() (cache.Limits, error) {
 		return l, fmt.Errorf("--render-budget %s: must be between 100ms and 1m", c.renderBudget)
 	}
 	l.Windows, l.Concurrency, l.CacheTTL, l.ReportTTL = ws, c.concurrency, c.cacheTTL, c.reportTTL
-	l.LeaseTTL = c.timeout + leaseMargin
+	l.LeaseTTL = leaseTTL
 	if err := l.Validate(); err != nil {
 		return l, fmt.Errorf("store limits: %w", err)
 	}
@@ -204,7 +205,7 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 	}}
 	p.auditor, err = audit.New(audit.Config{
 		Guard: g, Renderer: p.lazy, Store: p.store, Token: p.identity.Token,
-		PlainUA: p.identity.PlainUA(), Timeout: c.timeout, Logger: logger,
+		PlainUA: p.identity.PlainUA(), Timeout: c.timeout, LeaseTTL: l.LeaseTTL, Logger: logger,
 	})
 	if err != nil {
 		p.Close()

@@ -24,14 +24,15 @@ const serveUsage = `usage: lekta serve [flags]
 
 Runs the web service: the form at /, reports at /r/{id}, the JSON API at
 /api/v1, the bot policy at /bot, and /healthz, /readyz, /metrics.
-SIGINT or SIGTERM stops it gracefully: running audits finish first.
+SIGINT or SIGTERM stops it gracefully: new submissions get 503, queued
+audits are cancelled (never charged), running ones get --shutdown-grace.
 `
 
-// Shutdown budget: HTTP handlers get httpGrace; running audits get their
-// own deadline plus auditGrace to store their reports.
+// Shutdown budget: HTTP handlers get httpGrace; running audits get
+// --shutdown-grace, and then storeGrace to store their reports.
 const (
 	httpGrace  = 15 * time.Second
-	auditGrace = 20 * time.Second
+	storeGrace = 15 * time.Second
 )
 
 // serveFlags are the flags only serve takes.
@@ -43,6 +44,7 @@ type serveFlags struct {
 	proxies    listFlag
 	logFormat  string
 	contact    string
+	grace      time.Duration
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -53,6 +55,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.proxies, "trusted-proxy", "CIDR or IP (repeatable): peers whose X-Forwarded-For names the client")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.contact, "contact", "", "where site operators reach you (mailto: or https: URL, or text), shown on /bot")
+	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM, how long running audits may take to finish before they are cancelled; queued ones are cancelled at once")
 }
 
 // parsed checks the serve flags; errors name the flag.
@@ -76,6 +79,8 @@ func (f *serveFlags) parsed() ([]cache.Window, []netip.Prefix, error) {
 		return nil, nil, fmt.Errorf("--renderers %d: must be at least 1", f.renderers)
 	case f.queue < 1:
 		return nil, nil, fmt.Errorf("--queue %d: must be at least 1", f.queue)
+	case f.grace <= 0:
+		return nil, nil, fmt.Errorf("--shutdown-grace %s: must be positive", f.grace)
 	}
 	return ws, ps, nil
 }
@@ -153,6 +158,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	hs := httpServer(srv.Handler(), logger)
 	fmt.Fprintf(stdout, "lekta: serving on http://%s\n", ln.Addr())
 	fmt.Fprintf(stderr, "lekta: %s\n", p.where(&cfg))
+	warnDurability(ctx, p.store, stderr)
 	if sf.contact == "" {
 		fmt.Fprintln(stderr, "lekta: warning: no --contact: /bot tells site operators that no contact was published; set --contact to a mailto: or https: address where they can reach you")
 	}
@@ -164,7 +170,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	case serveErr = <-served:
 	}
 	logger.Info("shutting down", "running_audits", srv.Running())
-	return errors.Join(serveErr, shutdown(hs, srv, cfg.timeout+auditGrace))
+	return errors.Join(serveErr, shutdown(hs, srv, sf.grace+storeGrace))
 }
 
 // serverConfig is the server's configuration from the running parts and flags.
@@ -177,7 +183,7 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 			MaxNavigations: render.MaxNavigations, MaxFrameLoads: render.MaxFrameLoads,
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
 		},
-		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies,
+		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies, ShutdownGrace: sf.grace,
 		Ready: readyChecks(p), ContextsInUse: p.browser.ContextsInUse, Logger: logger,
 	}
 }
@@ -203,9 +209,9 @@ func httpServer(h http.Handler, logger *slog.Logger) *http.Server {
 	}
 }
 
-// shutdown stops accepting connections, ends long polls, lets running
-// audits finish within their deadline, then returns; the caller closes the
-// browser and the store.
+// shutdown stops accepting connections, ends long polls, cancels queued
+// audits, lets running ones finish within the grace period (then cancels
+// them), then returns; the caller closes the browser and the store.
 func shutdown(hs *http.Server, srv *server.Server, auditBudget time.Duration) error {
 	httpDone := make(chan error, 1)
 	go func() {
@@ -223,6 +229,31 @@ func shutdown(hs *http.Server, srv *server.Server, auditBudget time.Duration) er
 		return exitWith(exitFailure, fmt.Errorf("shutdown: %w", err))
 	}
 	return nil
+}
+
+// durable is a store that can say whether it keeps its state across a
+// restart; *cache.RedisStore is one.
+type durable interface {
+	Durability(ctx context.Context) (cache.Durability, error)
+}
+
+var _ durable = (*cache.RedisStore)(nil)
+
+// warnDurability warns at start-up when Redis would forget windows, leases
+// and the cache on a restart, or evict them.
+func warnDurability(ctx context.Context, store cache.Store, stderr io.Writer) {
+	d, ok := store.(durable)
+	if !ok {
+		return
+	}
+	got, err := d.Durability(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "lekta: warning: could not read Redis's persistence settings: %v\n", err)
+		return
+	}
+	for _, w := range got.Warnings() {
+		fmt.Fprintf(stderr, "lekta: warning: %s (see README, \"Redis in production\")\n", w)
+	}
 }
 
 // readyChecks are /readyz's checks: the store answers, the browser is usable.

@@ -169,3 +169,26 @@ func FreePort(tb testing.TB) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// Freeze stops the server with SIGSTOP: it holds every connection and
+// answers nothing, as a stalled Redis does, until Thaw.
+func (p *Private) Freeze(tb testing.TB) {
+	tb.Helper()
+	if p.cmd == nil {
+		tb.Fatalf("private redis-server on %s is not running", p.Addr())
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		tb.Fatalf("freeze redis-server: %v", err)
+	}
+}
+
+// Thaw resumes a frozen server with SIGCONT.
+func (p *Private) Thaw(tb testing.TB) {
+	tb.Helper()
+	if p.cmd == nil {
+		tb.Fatalf("private redis-server on %s is not running", p.Addr())
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		tb.Fatalf("thaw redis-server: %v", err)
+	}
+}
