@@ -304,6 +304,7 @@ func (a *Auditor) refusedReport(t *Ticket, adm cache.Admission) *Report {
 		Reason:   LimitSentence(t.target.Hostname(), adm.Reason, wait),
 		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
 	}
+	r.Lanes.Plain.Outcome, r.Lanes.Render.Outcome = OutcomeSkipped, OutcomeSkipped
 	r.Verdict = &compare.Conclusion{Summary: r.Reason, Severity: compare.SeverityNone}
 	r.fillEmpty()
 	return r

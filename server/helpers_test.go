@@ -135,22 +135,27 @@ type harnessOpt func(*Config, *stubRenderer)
 // a.example … e.example resolve to the test site.
 func newHarness(tb testing.TB, opts ...harnessOpt) *harness {
 	tb.Helper()
-	site := testsite.Start(tb)
+	mem, err := cache.NewMemoryStore(cache.Defaults(), time.Now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return newInstance(tb, testsite.Start(tb), mem, cache.Defaults(), opts...)
+}
+
+// newInstance is one server (an instance) over store, whose limits are
+// lim, auditing site; several may share a site and a store.
+func newInstance(tb testing.TB, site *testsite.Site, shared cache.Store, lim cache.Limits, opts ...harnessOpt) *harness {
+	tb.Helper()
 	hosts := append([]string{"shop.example", "other.example"}, "a.example", "b.example", "c.example", "d.example", "e.example")
 	guard, err := policy.NewGuard(site.GuardConfig(hosts...))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	lim := cache.Defaults()
-	mem, err := cache.NewMemoryStore(lim, time.Now)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	store := &flakyStore{Store: mem}
+	store := &flakyStore{Store: shared}
 	rend := &stubRenderer{}
 	id := policy.DefaultIdentity()
 	aud, err := audit.New(audit.Config{Guard: guard, Renderer: rend, Store: store, Token: id.Token,
-		PlainUA: id.PlainUA(), Timeout: 20 * time.Second})
+		PlainUA: id.PlainUA(), Timeout: 20 * time.Second, LeaseTTL: lim.LeaseTTL})
 	if err != nil {
 		tb.Fatal(err)
 	}
