@@ -85,7 +85,7 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	}
 	switch adm.Decision {
 	case cache.Cached:
-		t.ready, err = cachedReport(adm.Entry)
+		t.ready, err = a.answerCached(ctx, t.ID, adm.Entry)
 	case cache.InFlight:
 		t.ID, t.joined = adm.RunningID, true
 	case cache.Refused:
@@ -129,8 +129,8 @@ func (a *Auditor) Finish(ctx context.Context, t *Ticket) (*Report, error) {
 }
 
 // start admits a ticket Submit peeked, as a renderer takes it, and runs,
-// joins or answers it; any answer but a run is kept under the ticket's id,
-// which its submitter already holds.
+// joins or answers it; every answer is kept under the ticket's id, which
+// its submitter already holds (a cached one as a reference).
 func (a *Auditor) start(ctx context.Context, t *Ticket) (*Report, error) {
 	defer a.dropProgress(t.ID)
 	if reason, ok := cancelReason(ctx); ok {
@@ -146,10 +146,8 @@ func (a *Auditor) start(ctx context.Context, t *Ticket) (*Report, error) {
 	switch adm.Decision {
 	case cache.Admitted:
 		return a.runHeld(ctx, t, adm.Lease)
-	case cache.Cached:
-		if r, err = cachedReport(adm.Entry); err != nil {
-			return nil, err
-		}
+	case cache.Cached: // under the ticket's id, by a reference
+		return a.answerCached(ctx, t.ID, adm.Entry)
 	case cache.InFlight:
 		if r, err = a.join(ctx, t.URL, adm.RunningID); err != nil {
 			return nil, err
@@ -211,6 +209,8 @@ func (a *Auditor) runHeld(ctx context.Context, t *Ticket, l cache.Lease) (*Repor
 }
 
 // Report returns a stored report by id; ErrNotFound when there is none.
+// The id of a cached answer reads as that answer: the result it pointed at,
+// under its own id, with the cache age it was answered with.
 func (a *Auditor) Report(ctx context.Context, id string) (*Report, error) {
 	e, err := a.cfg.Store.Report(ctx, id)
 	if err != nil {
@@ -219,7 +219,24 @@ func (a *Auditor) Report(ctx context.Context, id string) (*Report, error) {
 		}
 		return nil, err
 	}
+	if e.Referred {
+		return cachedReport(e)
+	}
 	return Decode(e.Report)
+}
+
+// answerCached gives the cached result e a report id of its own, id, so a
+// second submitter never learns the first one's id (and with it that
+// somebody audited this exact URL), then returns it as a cached answer.
+func (a *Auditor) answerCached(ctx context.Context, id string, e cache.Entry) (*Report, error) {
+	if err := a.cfg.Store.Refer(ctx, id, e); err != nil {
+		if errors.Is(err, cache.ErrUnavailable) {
+			return nil, unavailable(err)
+		}
+		return nil, fmt.Errorf("answer from the cache: %w", err)
+	}
+	e.ID = id
+	return cachedReport(e)
 }
 
 // store hands the report to the store and releases the lease, retrying a
@@ -285,13 +302,14 @@ func (a *Auditor) cancelledReport(t *Ticket, reason string, start time.Time) *Re
 	return r
 }
 
-// cachedReport decodes a cache entry and marks it as answered from the cache.
+// cachedReport decodes a cache entry and marks it as answered from the
+// cache under the entry's id.
 func cachedReport(e cache.Entry) (*Report, error) {
 	r, err := Decode(e.Report)
 	if err != nil {
 		return nil, err
 	}
-	r.Cached, r.CacheAgeS = true, int64(e.Age/time.Second)
+	r.ID, r.Cached, r.CacheAgeS = e.ID, true, int64(e.Age/time.Second)
 	return r, nil
 }
 
@@ -363,5 +381,5 @@ func (a *Auditor) Cached(ctx context.Context, rawURL string) (*Report, error) {
 	case !ok:
 		return nil, nil
 	}
-	return cachedReport(e)
+	return a.answerCached(ctx, a.cfg.NewID(), e)
 }

@@ -34,8 +34,43 @@ func archiveReport(ctx context.Context, a Archive, l Limits, id string, blob []b
 	return nil
 }
 
-// archived reads a report by id from the archive at now (unix ms).
+// archived reads a report by id from the archive at now (unix ms),
+// following a reference made by Refer one hop to the report it points at.
 func archived(ctx context.Context, a Archive, id string, now int64) (Entry, bool, error) {
+	e, found, err := archivedBlob(ctx, a, id, now)
+	if err != nil || !found {
+		return e, found, err
+	}
+	target, age, isRef, err := parseRef(e.Report)
+	switch {
+	case err != nil:
+		return Entry{}, false, fmt.Errorf("report %s: %w", id, err)
+	case !isRef:
+		return decodedEntry(e)
+	}
+	t, found, err := archivedBlob(ctx, a, target, now)
+	if err != nil || !found {
+		return Entry{}, found, err
+	}
+	if _, _, isRef, _ := parseRef(t.Report); isRef {
+		return Entry{}, false, fmt.Errorf("report %s: a reference to a reference", id)
+	}
+	t, found, err = decodedEntry(t)
+	return referred(id, age, t), found, err
+}
+
+// decodedEntry decodes the blob an entry read from the archive holds.
+func decodedEntry(e Entry) (Entry, bool, error) {
+	body, err := decodeBlob(e.Report)
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("report %s: %w", e.ID, err)
+	}
+	e.Report = body
+	return e, true, nil
+}
+
+// archivedBlob reads the stored blob of id, undecoded, at now (unix ms).
+func archivedBlob(ctx context.Context, a Archive, id string, now int64) (Entry, bool, error) {
 	blob, failed, at, err := a.GetReport(ctx, id, time.UnixMilli(now))
 	if err != nil {
 		return Entry{}, false, archiveError("report "+id, err)
@@ -43,9 +78,5 @@ func archived(ctx context.Context, a Archive, id string, now int64) (Entry, bool
 	if blob == nil {
 		return Entry{}, false, nil
 	}
-	body, err := decodeBlob(blob)
-	if err != nil {
-		return Entry{}, false, fmt.Errorf("report %s: %w", id, err)
-	}
-	return Entry{ID: id, Report: body, CompletedAt: at, Age: max(0, ms(now-at.UnixMilli())), Failed: failed}, true, nil
+	return Entry{ID: id, Report: blob, CompletedAt: at, Age: max(0, ms(now-at.UnixMilli())), Failed: failed}, true, nil
 }

@@ -71,6 +71,7 @@ func runStoreContract(t *testing.T, newStore factory) {
 		{"frozen clock many goroutines one host", testFrozenManyURLs},
 		{"frozen clock many goroutines one URL", testFrozenOneURL},
 		{"reports by id and their retention", testReports},
+		{"a cached answer gets an id of its own", testRefer},
 		{"large reports round trip and the cap", testLargeReports},
 		{"keys carry TTLs", testKeyTTLs},
 		{"bad input", testBadInput},
@@ -567,6 +568,59 @@ func testReports(t *testing.T, newStore factory) {
 	h.clock.Set(time.Second + retention)
 	if _, err := h.Report(bg, "id1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Report after retention: %v, want ErrNotFound", err)
+	}
+}
+
+func testRefer(t *testing.T, newStore factory) {
+	h := newStore(t, Defaults(), slowPoll)
+	l := mustAdmit(t, h, urlA, "first")
+	mustComplete(t, h, l, "report-a", false)
+	h.clock.Set(90 * time.Second)
+	e, ok, err := h.Lookup(bg, urlA)
+	if err != nil || !ok {
+		t.Fatalf("Lookup: ok %v, err %v", ok, err)
+	}
+	if err := h.Refer(bg, "second", e); err != nil {
+		t.Fatalf("Refer: %v", err)
+	}
+	h.clock.Set(10 * time.Minute)
+	got, err := h.Report(bg, "second")
+	if err != nil {
+		t.Fatalf("Report of the reference: %v", err)
+	}
+	wantEntry(t, "Report(second)", got, "second", "report-a", 90*time.Second, false)
+	if !got.Referred {
+		t.Errorf("Report(second).Referred = false, want true")
+	}
+	if orig, err := h.Report(bg, "first"); err != nil || orig.Referred || orig.ID != "first" {
+		t.Errorf("Report(first) = %+v, %v; want the report itself", orig, err)
+	}
+	// A reference counts against nothing: the host's minute window holds
+	// the one start it had.
+	h.clock.Set(11 * time.Minute)
+	mustAdmit(t, h, urlB, "third")
+	for _, bad := range []struct {
+		name, id string
+		e        Entry
+	}{
+		{"its own id", "first", e},
+		{"an empty id", "", e},
+		{"an id with a space", "a b", e},
+		{"an entry without an id", "fourth", Entry{CompletedAt: e.CompletedAt}},
+	} {
+		if err := h.Refer(bg, bad.id, bad.e); err == nil {
+			t.Errorf("Refer with %s: no error", bad.name)
+		}
+	}
+	// The reference expires with the report it points at.
+	retention := 30 * 24 * time.Hour
+	h.clock.Set(retention - time.Millisecond)
+	if _, err := h.Report(bg, "second"); err != nil {
+		t.Errorf("Report(second) just before the report expires: %v", err)
+	}
+	h.clock.Set(retention)
+	if _, err := h.Report(bg, "second"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Report(second) once the report expired: %v, want ErrNotFound", err)
 	}
 }
 

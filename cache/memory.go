@@ -360,11 +360,46 @@ func (m *MemoryStore) Report(_ context.Context, id string) (Entry, error) {
 	if !ok || now >= r.exp {
 		return Entry{}, fmt.Errorf("report %s: %w", id, ErrNotFound)
 	}
-	e, err := r.entry(id, now)
+	target, age, isRef, err := parseRef(r.blob)
+	if isRef && err == nil {
+		m.mu.Lock()
+		r, ok = m.reports[target]
+		m.mu.Unlock()
+		if !ok || now >= r.exp {
+			return Entry{}, fmt.Errorf("report %s: %w", id, ErrNotFound)
+		}
+	}
+	var e Entry
+	if err == nil {
+		e, err = r.entry(target, now)
+	}
 	if err != nil {
 		return Entry{}, fmt.Errorf("report %s: %w", id, err)
 	}
+	if isRef {
+		return referred(id, age, e), nil
+	}
+	e.ID = id
 	return e, nil
+}
+
+// Refer implements Store.
+func (m *MemoryStore) Refer(_ context.Context, id string, e Entry) error {
+	if err := checkRefer(id, e); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.tick()
+	r, ok := m.reports[e.ID]
+	if !ok || now >= r.exp {
+		return fmt.Errorf("refer %s: %w", e.ID, ErrNotFound)
+	}
+	if _, _, isRef, _ := parseRef(r.blob); isRef {
+		return fmt.Errorf("refer %s: %s is a reference itself", id, e.ID)
+	}
+	m.reports[id] = memReport{at: now, exp: r.exp, blob: refBlob(e.ID, e.Age)}
+	return nil
 }
 
 // Ping implements Store; a memory store always answers.

@@ -452,11 +452,33 @@ func (s *RedisStore) report(ctx context.Context, id string) (Entry, bool, error)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return Entry{}, false, fmt.Errorf("report %s: unexpected reply types", id)
 	}
+	if target, age, isRef, err := parseRef([]byte(body)); isRef || err != nil {
+		return s.follow(ctx, id, target, age, err)
+	}
 	report, err := decodeBlob([]byte(body))
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("report %s: %w", id, err)
 	}
 	return Entry{ID: id, Report: report, CompletedAt: time.UnixMilli(at), Age: ms(now - at), Failed: failed == "1"}, true, nil
+}
+
+// follow answers the reference id, read from Redis, with the report
+// target it points at: from the archive, else from its copy in Redis.
+func (s *RedisStore) follow(ctx context.Context, id, target string, age time.Duration, err error) (Entry, bool, error) {
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("report %s: %w", id, err)
+	}
+	e, found, err := archived(ctx, s.archive, target, s.localNow())
+	if err == nil && !found {
+		e, found, err = s.report(ctx, target)
+	}
+	if err != nil || !found {
+		return Entry{}, found, err
+	}
+	if e.Referred {
+		return Entry{}, false, fmt.Errorf("report %s: a reference to a reference", id)
+	}
+	return referred(id, age, e), true, nil
 }
 
 // Ping implements Store: Redis and the archive answer.

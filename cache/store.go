@@ -91,6 +91,10 @@ type Entry struct {
 	// Failed marks a failure report: joiners and Report receive it, the
 	// URL cache never holds it.
 	Failed bool
+	// Referred is set when Report read the entry through a reference that
+	// Refer made: ID is then the reference's own id and Age the age the
+	// result had when it was answered from the cache.
+	Referred bool
 }
 
 // Outcome is what an audit hands to Complete.
@@ -195,8 +199,15 @@ type Store interface {
 	// wakes joiners. Repeating a successful Complete is a no-op. An expired
 	// lease gets ErrLeaseLost; a report over the cap ErrTooLarge.
 	Complete(ctx context.Context, l Lease, o Outcome) error
-	// Report returns a stored report by id, or ErrNotFound.
+	// Report returns a stored report by id, or ErrNotFound. An id made by
+	// Refer answers the result it refers to, with Entry.Referred set.
 	Report(ctx context.Context, id string) (Entry, error)
+	// Refer gives a cached answer a report id of its own: it stores id as a
+	// reference to the result e (an Entry from Lookup or Admit), so that
+	// Report(id) answers e's report without revealing e.ID, the id of the
+	// audit that produced it. The reference is a few bytes, never a copy,
+	// and expires with the report it points at. It counts against nothing.
+	Refer(ctx context.Context, id string, e Entry) error
 	// Ping checks that the store can answer (for readiness probes).
 	Ping(ctx context.Context) error
 	// Close releases the store's connections.

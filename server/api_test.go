@@ -98,8 +98,13 @@ func TestAPILifecycle(t *testing.T) {
 		resp, b := h.post(target)
 		wantStatus(t, resp, b, http.StatusOK)
 		got := decode[*audit.Report](t, b)
-		if !got.Cached || got.ID != p.ID {
-			t.Fatalf("cached answer: cached %v id %s, want true %s", got.Cached, got.ID, p.ID)
+		if !got.Cached || got.ID == "" || got.ID == p.ID {
+			t.Fatalf("cached answer: cached %v id %s, want true and an id other than %s", got.Cached, got.ID, p.ID)
+		}
+		resp, b = h.do("GET", "/api/v1/audits/"+got.ID, "", nil)
+		wantStatus(t, resp, b, http.StatusOK)
+		if byID := decode[*audit.Report](t, b); byID.ID != got.ID || !byID.Cached || byID.Lanes.Render.Page.Title != "Rendered title" {
+			t.Errorf("GET of the cached answer's id: id %s cached %v title %q; want %s, true, the result", byID.ID, byID.Cached, byID.Lanes.Render.Page.Title, got.ID)
 		}
 		if after := h.site.HitsOf("shop.example", "/js-title.html"); len(after) != len(before) {
 			t.Errorf("the cached answer contacted the site: %d hits, then %d", len(before), len(after))
