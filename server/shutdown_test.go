@@ -81,7 +81,7 @@ func TestShutdownFinishesRunningAuditsAndDropsQueuedOnes(t *testing.T) {
 // TestShutdownGraceCancels shuts down while an audit runs past the grace
 // period: it is cancelled with the reason, and Shutdown returns.
 func TestShutdownGraceCancels(t *testing.T) {
-	h := newHarness(t, gated, func(c *Config, _ *stubRenderer) { c.Renderers, c.ShutdownGrace = 1, 200 * time.Millisecond })
+	h := newHarness(t, gated, func(c *Config, _ *stubRenderer) { c.Renderers, c.ShutdownGrace = 1, 200*time.Millisecond })
 	resp, b := h.post("http://a.example/index.html")
 	wantStatus(t, resp, b, http.StatusAccepted)
 	id := decode[pending](t, b).ID
