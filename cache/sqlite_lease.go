@@ -20,7 +20,8 @@ const (
 )
 
 // Peek implements Store: the decision Admit would make, from one snapshot
-// read without the write lock.
+// read without the write lock; a URL that would be admitted is checked to
+// be admissible now (the archive answers, the write lock can be taken).
 func (s *SQLiteStore) Peek(ctx context.Context, url string) (Admission, error) {
 	t, err := parseTarget(url)
 	if err != nil {
@@ -34,9 +35,14 @@ func (s *SQLiteStore) Peek(ctx context.Context, url string) (Admission, error) {
 	if a, decided := s.decide(st, t, "", now); decided {
 		return a, nil
 	}
-	// As Admit: no audit is queued that could not be recorded.
+	// As Admit: no audit is queued that could not be recorded, nor one
+	// whose admission could not take the write lock now (an empty
+	// transaction, so that a locked file answers at once).
 	if err := s.archive.Ping(ctx); err != nil {
 		return Admission{}, archiveError("peek", err)
+	}
+	if err := s.write(ctx, "peek", func(*sqliteWriter) error { return nil }); err != nil {
+		return Admission{}, err
 	}
 	return Admission{Decision: Admitted}, nil
 }

@@ -168,9 +168,9 @@ func multiProcessAudit(t *testing.T, h *lektaHarness, redisURL string, raw *redi
 	prefix := redistest.Prefix(t, raw)
 	// The prefix comes through the environment, testing that fallback too.
 	// The limits are the production ones: while the audit runs, another URL
-	// waits longest for the lease (75 s deadline + 15 s > the 1/1m window),
-	// afterwards for the window. The late processes start a few seconds
-	// after the admission, well inside that minute.
+	// is refused for the 1/1m window, whose wait (a minute) is longer than
+	// the lease's (30 s, renewed every 10 s). The late processes start a
+	// few seconds after the admission, well inside that minute.
 	env := []string{"LEKTA_REDIS_PREFIX=" + prefix}
 	args := append([]string{"--redis-url", redisURL, "--database-url", pgtest.Database(t), "--report-ttl", "1h"}, siteArgs(site)...)
 	const page, other = "http://shop.example/held.html", "http://shop.example/index.html"
@@ -186,7 +186,7 @@ func multiProcessAudit(t *testing.T, h *lektaHarness, redisURL string, raw *redi
 	}
 	same = append(same, launch("same-3", page), launch("same-4", page))
 	busy := launch("other-while-running", other).result(t)
-	wantRefused(t, "other URL while the host is busy", busy, "(concurrency)")
+	wantRefused(t, "other URL while the host is busy", busy, "(1/1m)")
 	waitJoiners(t, raw, prefix, 3, same)
 	release()
 

@@ -209,20 +209,19 @@ func httpServer(h http.Handler, logger *slog.Logger) *http.Server {
 	}
 }
 
-// shutdown stops accepting connections, ends long polls, cancels queued
-// audits, lets running ones finish within the grace period (then cancels
-// them), then returns; the caller closes the browser and the store.
+// shutdown first stops the audits while HTTP still answers (submissions get
+// 503 with Retry-After, /readyz says stopping, reports stay readable, the
+// cancelled ones included): queued audits are cancelled at once, running
+// ones get the grace period and are then cancelled. Then it stops
+// accepting connections and ends the requests in progress. The caller
+// closes the browser and the store.
 func shutdown(hs *http.Server, srv *server.Server, auditBudget time.Duration) error {
-	httpDone := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), httpGrace)
-		defer cancel()
-		httpDone <- hs.Shutdown(ctx)
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), auditBudget)
 	defer cancel()
 	err := srv.Shutdown(ctx)
-	if herr := <-httpDone; herr != nil && !errors.Is(herr, http.ErrServerClosed) {
+	hctx, hcancel := context.WithTimeout(context.Background(), httpGrace)
+	defer hcancel()
+	if herr := hs.Shutdown(hctx); herr != nil && !errors.Is(herr, http.ErrServerClosed) {
 		err = errors.Join(err, fmt.Errorf("stop http: %w", herr))
 	}
 	if err != nil {
