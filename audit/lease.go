@@ -28,6 +28,7 @@ type CancelError struct {
 	Reason string
 }
 
+// Error says that the audit was cancelled and why.
 func (e *CancelError) Error() string { return "audit cancelled: " + e.Reason }
 
 // errLeaseGone is the cause of a running audit's cancellation when its

@@ -20,8 +20,11 @@ var (
 	// (CLI exit 3, API 503 with Retry-After). It wraps cache.ErrUnavailable.
 	ErrUnavailable = fmt.Errorf("audit refused: %w", cache.ErrUnavailable)
 	// ErrNotStored: the audit ran and Finish returns its report, but the
-	// store failed while keeping it, so it is neither cached nor readable by
-	// id. It wraps cache.ErrUnavailable, not ErrUnavailable.
+	// store failed while keeping it, through retries for the lease's
+	// lifetime, so it is not cached and may not be readable by id (the
+	// archive may have kept it). The lease then lapses within its TTL and
+	// joiners get cache.ErrAbandoned. It wraps cache.ErrUnavailable, not
+	// ErrUnavailable.
 	ErrNotStored = fmt.Errorf("the audit ran, but storing its report failed: %w", cache.ErrUnavailable)
 	// ErrNotFound: no report has that id (or it expired).
 	ErrNotFound = cache.ErrNotFound
