@@ -117,6 +117,8 @@ func TestFormErrors(t *testing.T) {
 	t.Run("rate limited", func(t *testing.T) {
 		resp, b := h.postForm("http://other.example/index.html", nil)
 		wantStatus(t, resp, b, http.StatusSeeOther)
+		// The host is charged when the audit starts, not when it queues.
+		h.waitReport(strings.TrimPrefix(resp.Header.Get("Location"), "/r/"))
 		resp, b = h.postForm("http://other.example/js-title.html", nil)
 		wantStatus(t, resp, b, http.StatusTooManyRequests)
 		if resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), `data-code="rate_limited"`) {

@@ -147,3 +147,23 @@ func TestServeQueueFullAndGracefulShutdown(t *testing.T) {
 		t.Errorf("the refused audit reached q3.example %d times", n)
 	}
 }
+
+// TestServeWarnsOfForgetfulRedis starts lekta serve on a Redis without
+// persistence and with an evicting policy, and on one with both right: the
+// first start warns of each, the second of neither.
+func TestServeWarnsOfForgetfulRedis(t *testing.T) {
+	site := testsite.Start(t)
+	forgetful := redistest.StartPrivate(t, "--maxmemory-policy", "allkeys-lru")
+	s := startServe(t, site, []string{"shop.example"}, "--redis-url", forgetful.URL())
+	logs := s.stderr.String()
+	for _, want := range []string{"warning: Redis reports appendonly no and no RDB save points", "warning: Redis maxmemory-policy is allkeys-lru"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("start-up on a forgetful Redis does not warn %q:\n%s", want, logs)
+		}
+	}
+	durable := redistest.StartPrivate(t, "--appendonly", "yes")
+	s = startServe(t, site, []string{"shop.example"}, "--redis-url", durable.URL())
+	if logs := s.stderr.String(); strings.Contains(logs, "warning: Redis") {
+		t.Errorf("start-up on a durable Redis warns:\n%s", logs)
+	}
+}
