@@ -87,6 +87,8 @@ type audit struct {
 	// loadFired is closed at the page's first load event.
 	loadFired chan struct{}
 	loadOnce  sync.Once
+	// refresh is the main document's pending refresh.
+	refresh refreshState
 }
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {
@@ -102,6 +104,7 @@ func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start t
 	}
 	a.net.init()
 	a.rec.init()
+	a.refresh.document("")
 	return a
 }
 

@@ -39,6 +39,9 @@ func (a *audit) onEvent(ev any) {
 		a.net.streamClosed(e.RequestID)
 	case *network.EventResponseReceived:
 		a.net.response(e)
+		if e.Type == network.ResourceTypeDocument && e.FrameID == a.mainFrame {
+			a.refresh.document(headerValue(e.Response.Headers, "Refresh"))
+		}
 		if why := headerValue(e.Response.Headers, refusedHeader); why != "" {
 			a.rec.failed(e.Response.URL, e.Type, "refused by proxy: "+why)
 		}

@@ -61,6 +61,7 @@ func (a *audit) paused(ctx context.Context, e *fetch.EventRequestPaused) {
 		errReason = network.ErrorReasonAborted
 		if e.FrameID == a.mainFrame {
 			a.rec.mainBlocked(reason)
+			a.refresh.refused.Store(true)
 		}
 	}
 	if _, err := cdp.Call(ctx, a.t.target, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: errReason}); err != nil {

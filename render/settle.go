@@ -66,6 +66,9 @@ const (
 	starvationTasks = 200
 	// probeTimeout bounds one state read or frame of the rule.
 	probeTimeout = 2 * time.Second
+	// frameNudge is how long a frame may keep the rule waiting before a
+	// little page time is granted to let it come.
+	frameNudge = 250 * time.Millisecond
 )
 
 // pageStateJS runs at the start of every document, before the page's own
@@ -152,7 +155,10 @@ Object.defineProperty(W, KEY, {enumerable: false, configurable: false, writable:
   let due = -1, layout = 0;
   for (const t of st.timeouts.values()) if (due < 0 || t < due) due = t;
   for (const n of st.layout.values()) layout += n;
-  return {now: now(), last: st.last, callbacks: st.cb, mutations: st.mut, observes: st.obs,
+  let refresh = -1;
+  const meta = document.querySelector('meta[http-equiv="refresh" i]');
+  if (meta) { const s = parseFloat(meta.content); if (s >= 0) refresh = s * 1000; }
+  return {now: now(), last: st.last, callbacks: st.cb, mutations: st.mut, observes: st.obs, refresh: refresh,
     timeouts: st.timeouts.size, next_due: due, intervals: st.intervals.size, frames: st.raf.size,
     idle: st.idle.size, layout: layout, load: ((P.getEntriesByType("navigation")[0] || {}).loadEventEnd) || 0};
 }});
@@ -173,6 +179,9 @@ type pageState struct {
 	Layout    int     `json:"layout"`
 	// Load is the page time of the end of the load event (0 before it).
 	Load float64 `json:"load"`
+	// Refresh is the delay of the refresh the document scheduled (meta
+	// refresh or Refresh header), -1 when none is to come.
+	Refresh float64 `json:"refresh"`
 }
 
 // changedSince reports whether the page did anything since o.
@@ -190,7 +199,7 @@ func (s pageState) needsFrame(prev pageState) bool {
 // scheduled reports whether the page has work planned before page time end.
 func (s pageState) scheduled(end float64) bool {
 	return s.Intervals > 0 || s.Frames > 0 || s.Idle > 0 || s.Layout > 0 ||
-		(s.Timeouts > 0 && s.NextDue <= end)
+		(s.Timeouts > 0 && s.NextDue <= end) || (s.Refresh >= 0 && s.Load+s.Refresh <= end)
 }
 
 // stateKey is a fresh random property name for pageStateJS.
@@ -391,7 +400,7 @@ func (a *audit) pageState(ctx context.Context) (pageState, error) {
 	if err != nil {
 		return pageState{}, fmt.Errorf("read page state: %w", err)
 	}
-	var st pageState
+	st := pageState{Refresh: -1}
 	if res.Result == nil || string(res.Result.Value) == "null" {
 		// A document the script did not reach (about:blank, a blob:):
 		// nothing is known to be scheduled.
@@ -400,6 +409,7 @@ func (a *audit) pageState(ctx context.Context) (pageState, error) {
 	if err := json.Unmarshal(res.Result.Value, &st); err != nil {
 		return pageState{}, fmt.Errorf("read page state: %w", err)
 	}
+	a.refresh.apply(&st)
 	return st, nil
 }
 
@@ -408,7 +418,9 @@ func (a *audit) pageState(ctx context.Context) (pageState, error) {
 const frameJS = `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
 
 // renderFrame lets the page render, in an isolated world page script
-// cannot touch. Animation frames run while page time stands still.
+// cannot touch. Animation frames usually run while page time stands
+// still; when Chromium holds the frame back (seen with several renders at
+// once), a little page time is granted every frameNudge until it comes.
 func (a *audit) renderFrame(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
@@ -416,13 +428,28 @@ func (a *audit) renderFrame(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: frameJS, ContextID: world, AwaitPromise: new(true), ReturnByValue: new(true), Silent: new(true),
-	})
-	if err != nil {
-		return fmt.Errorf("render a frame: %w", err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: frameJS, ContextID: world, AwaitPromise: new(true), ReturnByValue: new(true), Silent: new(true),
+		})
+		done <- err
+	}()
+	nudge := time.NewTicker(frameNudge)
+	defer nudge.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return fmt.Errorf("render a frame: %w", err)
+			}
+			return nil
+		case <-nudge.C:
+			if err := a.setPageTime(ctx, minGrant, false, a.net.onlyStreams()); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
 }
 
 // isolatedWorld returns an isolated world of the main frame's document.

@@ -226,3 +226,42 @@ func TestTrackerQuiet(t *testing.T) {
 }
 
 func cdpLoader(s string) cdp.LoaderID { return cdp.LoaderID(s) }
+
+func TestRefreshDelay(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"0; url=/next", 0},
+		{"5", 5000},
+		{" 1.5;url=/x", 1500},
+		{"url=/x", -1},
+		{"", -1},
+		{"-1; url=/x", -1},
+	} {
+		if got := refreshDelay(tc.in); got != tc.want {
+			t.Errorf("refreshDelay(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRefreshIsScheduledWork(t *testing.T) {
+	var r refreshState
+	r.document("0; url=/next")
+	st := pageState{Refresh: -1, Load: 120}
+	r.apply(&st)
+	if !st.scheduled(5000) {
+		t.Errorf("a Refresh header of 0 s is not scheduled work: %+v", st)
+	}
+	r.refused.Store(true)
+	r.apply(&st)
+	if st.scheduled(5000) {
+		t.Errorf("a refresh whose navigation was refused is still scheduled: %+v", st)
+	}
+	r.document("")
+	meta := pageState{Refresh: 60000, Load: 120}
+	r.apply(&meta)
+	if meta.scheduled(5000) {
+		t.Errorf("a meta refresh due after the budget is scheduled work: %+v", meta)
+	}
+}
