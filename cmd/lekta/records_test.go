@@ -174,3 +174,47 @@ func TestRecordsFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestServeVerifies: lekta serve records the requests of an audit made
+// through its API, and its /api/v1/verify answers yes for the site's log
+// line of one of them; /bot names the retention from --request-records-ttl.
+func TestServeVerifies(t *testing.T) {
+	site := testsite.Start(t)
+	s := startServe(t, site, nil, "--request-records-ttl", "48h", "--egress-addr", "203.0.113.9")
+	resp, b := s.postAPI("http://shop.example/rec/go")
+	s.waitReport(servePendingID(t, resp, b))
+	var page testsite.Hit
+	for _, h := range site.Hits() {
+		if h.Path == "/rec/data.json" {
+			page = h
+		}
+	}
+	if page.Path == "" {
+		t.Fatalf("the render lane's fetch is not in the site's log: %+v", site.Hits())
+	}
+	ask := func(line string) map[string]any {
+		body, _ := json.Marshal(map[string]string{"line": line})
+		resp, b := s.do("POST", "/api/v1/verify", string(body), map[string]string{"Content-Type": "application/json"})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("verify: %d %s", resp.StatusCode, b)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if got := ask(page.CombinedLine(true)); got["match"] != true || got["lane"] != "render" {
+		t.Errorf("verify of the site's line: %v", got)
+	}
+	// An --egress-addr is accepted as our source.
+	nat := page
+	nat.Remote = netip.MustParseAddrPort("203.0.113.9:1234")
+	if got := ask(nat.CombinedLine(true)); got["match"] != true {
+		t.Errorf("verify from the egress address: %v", got)
+	}
+	_, b = s.do("GET", "/bot", "", nil)
+	if !strings.Contains(string(b), `<span id="records-ttl">2 days</span>`) || strings.Contains(string(b), "does not know the public address") {
+		t.Errorf("/bot does not state the records' retention from the flags, or says the public address is unknown")
+	}
+}
