@@ -25,7 +25,7 @@ type recordsFlags struct {
 }
 
 func (r *recordsFlags) register(fs *flag.FlagSet) {
-	fs.DurationVar(&r.requestTTL, "request-records-ttl", defaultRequestTTL, "how long a record of each request sent to a site is kept for operators' verification; 0 keeps none (and deletes those kept)")
+	fs.DurationVar(&r.requestTTL, "request-records-ttl", defaultRequestTTL, "how long a record of each request sent to a site is kept for operators' verification; 0 keeps none")
 	fs.Var(&r.egress, "egress-addr", "IP (repeatable): a public address this instance's requests leave from (behind NAT), accepted by verification as the source of our requests")
 }
 

@@ -21,8 +21,8 @@ type sweeper struct {
 		Sweep(context.Context) (int64, error)
 	} // nil with Redis
 	records *records.DB
-	// requestTTL is --request-records-ttl; 0 (records off) deletes every
-	// request record there is.
+	// requestTTL is --request-records-ttl; 0 (records off) sweeps none:
+	// another process sharing the database may keep them.
 	requestTTL time.Duration
 	logger     *slog.Logger
 }
@@ -44,9 +44,11 @@ func (s sweeper) once(ctx context.Context) {
 	if err != nil {
 		s.logger.Warn("sweep expired reports", "err", err)
 	}
-	requests, err := s.records.SweepRequests(ctx, time.Now(), s.requestTTL)
-	if err != nil {
-		s.logger.Warn("sweep expired request records", "err", err)
+	var requests int64
+	if s.requestTTL > 0 {
+		if requests, err = s.records.SweepRequests(ctx, time.Now(), s.requestTTL); err != nil {
+			s.logger.Warn("sweep expired request records", "err", err)
+		}
 	}
 	if hot+reports+requests > 0 {
 		s.logger.Debug("swept", "hot_rows", hot, "reports", reports, "request_records", requests)
