@@ -65,24 +65,30 @@ const noRecordsSentence = "This instance keeps no request records, so there is n
 // verifyClaim runs one verification for client: the per-client limit, the
 // parse, the matcher. Errors are *apiError.
 func (s *Server) verifyClaim(ctx context.Context, req verifyRequest, client string) (verifyAnswer, error) {
+	count := func(answer string) { s.metrics.verifies.WithLabelValues(answer).Inc() }
 	if s.cfg.Verifier == nil {
+		count("off")
 		return verifyAnswer{Message: noRecordsSentence}, nil
 	}
 	if wait, ok := s.verifies.allow(client); !ok {
+		count("limited")
 		return verifyAnswer{}, verifyLimited(wait, s.cfg.ClientRate)
 	}
 	c, err := req.claim()
 	if err != nil {
+		count("unreadable")
 		return verifyAnswer{}, &apiError{Status: http.StatusBadRequest, Code: codeUnreadableLine, Message: sentenceOf(err.Error()), outcome: codeUnreadableLine}
 	}
 	a, err := s.cfg.Verifier.Verify(ctx, c)
 	if err != nil {
+		count("unavailable")
 		s.cfg.Logger.Warn("verify a log line", "error", err)
 		return verifyAnswer{}, &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
 			Message:    "The records database did not answer; try again in " + compare.Duration(storeRetryAfter) + ".",
 			RetryAfter: storeRetryAfter, cause: err}
 	}
 	out := verifyAnswer{Verifiable: true, Match: a.Match, Message: a.Sentence()}
+	count(map[bool]string{true: "yes", false: "no"}[a.Match])
 	if a.Match {
 		out.Time, out.Source, out.Lane = a.At.UTC().Format("2006-01-02T15:04:05.000Z07:00"), a.Source.String(), a.Lane
 	}

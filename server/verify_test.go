@@ -111,6 +111,13 @@ func TestVerifyAPI(t *testing.T) {
 	wantStatus(t, resp, b, http.StatusBadRequest)
 	resp, b = h.do("POST", "/api/v1/verify", `{"audit_id": "x"}`, map[string]string{"Content-Type": "application/json"})
 	wantStatus(t, resp, b, http.StatusBadRequest)
+	_, m := h.do("GET", "/metrics", "", nil)
+	for _, want := range []string{`lekta_verifications_total{answer="yes"} 2`, `lekta_verifications_total{answer="no"} 4`,
+		`lekta_verifications_total{answer="unreadable"} 2`} {
+		if !strings.Contains(string(m), want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, ex := range h.exchange {
