@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/verify"
@@ -105,10 +106,10 @@ func writeRecords(w io.Writer, host string, since, ttl time.Duration, rs []recor
 		fmt.Fprintln(w, "Request records are off (--request-records-ttl 0); none are kept.")
 	}
 	if len(rs) == 0 {
-		_, err := fmt.Fprintf(w, "No requests to %s in the last %s.\n", host, since)
+		_, err := fmt.Fprintf(w, "No requests to %s in the last %s.\n", host, compare.Duration(since))
 		return err
 	}
-	fmt.Fprintf(w, "%d requests to %s in the last %s (times UTC; the query is shown only as its hash):\n", len(rs), host, since)
+	fmt.Fprintf(w, "%d requests to %s in the last %s (times UTC; the query is shown only as its hash):\n", len(rs), host, compare.Duration(since))
 	for _, r := range rs {
 		status := strconv.Itoa(r.Status)
 		if r.Status == 0 {

@@ -218,3 +218,31 @@ func TestServeVerifies(t *testing.T) {
 		t.Errorf("/bot does not state the records' retention from the flags, or says the public address is unknown")
 	}
 }
+
+// TestWriteRecords: the text listing says what each record holds, with the
+// query as the start of its hash and stored values escaped.
+func TestWriteRecords(t *testing.T) {
+	at := time.Date(2026, 12, 1, 12, 3, 41, 208e6, time.UTC)
+	rs := []records.Request{
+		{At: at, Lane: "render", Method: "GET", Scheme: "https", Host: "shop.example", Port: 443, Path: "/a\x1b[2J",
+			QueryHash: "0123456789abcdef0123456789abcdef", Remote: netip.MustParseAddrPort("192.0.2.10:443"),
+			Local: netip.MustParseAddrPort("198.51.100.4:40123"), Status: 200, Bytes: 12, AuditID: "A1"},
+		{At: at, Lane: "plain", Method: "GET", Scheme: "http", Host: "shop.example", Port: 80, Path: "/",
+			Remote: netip.MustParseAddrPort("192.0.2.10:80"), Local: netip.MustParseAddrPort("198.51.100.4:40124"), ErrorClass: "timeout", AuditID: "A1"},
+	}
+	var b strings.Builder
+	if err := writeRecords(&b, "shop.example", time.Hour, defaultRequestTTL, rs); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"2 requests to shop.example in the last 1 h",
+		`2026-12-01 12:03:41.208  render GET  https://shop.example:443"/a\x1b[2J?#0123456789ab"  200  12 B  from 198.51.100.4:40123 to 192.0.2.10:443  audit A1`,
+		"http://shop.example:80/  timeout  0 B"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("listing lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("a control character reached the listing:\n%q", out)
+	}
+}
