@@ -190,6 +190,9 @@ func runRecordsVerify(ctx context.Context, args []string, getenv func(string) st
 	}
 	fmt.Fprintln(stdout, a.Sentence())
 	if !a.Match {
+		if !publicAddrKnown(vc.Egress) {
+			fmt.Fprintln(stderr, "lekta: note: this machine does not know the public address its requests leave from (its own is private and no --egress-addr was given), so a line from that public address cannot match on its source.")
+		}
 		return exitWith(exitFailure, nil)
 	}
 	return nil
