@@ -30,11 +30,13 @@ vet:
 	$(GO) vet ./...
 
 ## bench: Go benchmarks, then today's build against BENCH_BASE in one window:
-## warm audits of each kind of delayed content, throughput, cold start.
+## warm audits of each kind of delayed content, throughput, cold start;
+## warm audits with request records on and off (median ratio).
 bench: chromium redis postgres build bin/lekta-base
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 	$(GO) test -run '^$$' -bench ServeTimeToReport -benchtime 20x ./cmd/lekta
 	$(GO) test -run '^$$' -bench CLICacheHitProcess -benchtime 20x ./cmd/lekta
+	$(GO) test -run '^$$' -bench AuditRecords -benchtime 40x ./audit
 	$(GO) run ./cmd/lekta-bench -base bin/lekta-base -new $(BIN) $(BENCH_ARGS)
 
 ## bin/lekta-base: lekta built from BENCH_BASE in a temporary worktree.

@@ -21,6 +21,7 @@ import (
 	"lekta.dev/lekta/plainget"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/render"
+	"lekta.dev/lekta/verify"
 )
 
 // Defaults of Config.
@@ -66,6 +67,10 @@ type Config struct {
 	Now     func() time.Time
 	NewID   func() string
 	Logger  *slog.Logger
+	// Requests keeps a record of every request the audit sends to the site
+	// (robots.txt, plain-lane hops, render-lane requests that left), for
+	// site operators' verification; nil keeps none (--request-records-ttl 0).
+	Requests RequestWriter
 }
 
 // Auditor runs audits; it is safe for concurrent use.
@@ -157,17 +162,19 @@ func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
 	if w, ok := a.cfg.Renderer.(warmer); ok {
 		w.Warm()
 	}
+	reqs := newRequestLog(a.cfg.Requests, id, a.cfg.Now, a.cfg.Logger)
+	defer reqs.close()
 	tr := a.cfg.Guard.Transport()
 	defer tr.CloseIdleConnections()
-	book := newRobotsBook(a, tr)
+	book := newRobotsBook(a, reqs.transportFor(tr, verify.LaneRobots))
 	a.step(t, StepRobots)
 	var cmp *compare.Verdict
 	compared := false
 	if page, ok := a.robotsAllow(ctx, book, target, r); ok {
 		a.step(t, StepPlain)
-		plain := a.plainLane(ctx, target, tr, book, &r.Lanes.Plain)
+		plain := a.plainLane(ctx, target, reqs.transportFor(tr, verify.LanePlain), book, &r.Lanes.Plain)
 		a.step(t, StepRender)
-		rendered := a.renderLane(ctx, target, book, page, &r.Lanes.Render)
+		rendered := a.renderLane(ctx, target, book, page, reqs, &r.Lanes.Render)
 		a.step(t, StepCompare)
 		cmp = a.finish(r, plain, rendered)
 		compared = plain != nil && rendered != nil
@@ -249,14 +256,19 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundT
 // subresources that the same rule disallows are part of that one
 // user-triggered fetch and are loaded; those another rule disallows stay
 // blocked, as every disallowed subresource of an allowed page does.
-func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsBook, page policy.Decision, lr *RenderLaneReport) *compare.Observed {
+func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsBook, page policy.Decision, reqs *requestLog, lr *RenderLaneReport) *compare.Observed {
 	if ctx.Err() != nil {
 		lr.Outcome, lr.Error, lr.CutByDeadline = OutcomeTimeout, "the deadline passed before the render lane started", true
 		return nil
 	}
+	var sent func(render.Sent)
+	if reqs != nil {
+		sent = reqs.sent
+	}
 	start := a.cfg.Now()
 	snap, err := a.cfg.Renderer.Render(ctx, render.Request{
-		URL: target.String(),
+		URL:  target.String(),
+		Sent: sent,
 		// The page itself was decided above; everything else of its origin
 		// is asked about, so a disallowed script is never fetched. The
 		// render proxy asks here for every same-origin request, workers'

@@ -1,13 +1,16 @@
 // Package records keeps Lekta's durable records in one SQL database:
-// reports by id now, and members, saved sites, re-audit history and request
-// records as they arrive. It is the only package (besides River in
+// reports by id, request records (one row per request an audit sent to a
+// site, for --request-records-ttl, read by package verify through
+// DB.Candidates), and members, saved sites and re-audit history as they
+// arrive. It is the only package (besides River in
 // schedule) that imports SQL drivers.
 //
 // State has two roles. Hot state (per-host windows, concurrency leases,
 // in-flight markers, the 15-minute result cache) lives in Redis when
 // --redis-url is set and otherwise in this database's hot_* tables, which
 // package cache reads and writes through the *sql.DB that DB.SQL returns.
-// Records (reports for --report-ttl, and what follows) always live here.
+// Records (reports for --report-ttl, request records for
+// --request-records-ttl, and what follows) always live here.
 //
 // The database is one of:
 //

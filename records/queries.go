@@ -8,6 +8,8 @@ type queries struct {
 	putReport        string
 	getReport        string
 	sweepReports     string
+	queryRequests    string
+	sweepRequests    string
 }
 
 var sqliteQueries = queries{
@@ -17,8 +19,10 @@ var sqliteQueries = queries{
 	putReport: `INSERT INTO reports (id, completed_at, expires_at, failed, body) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET completed_at = excluded.completed_at, expires_at = excluded.expires_at,
 		failed = excluded.failed, body = excluded.body`,
-	getReport:    "SELECT completed_at, failed, body FROM reports WHERE id = ? AND expires_at > ?",
-	sweepReports: "DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE expires_at <= ? LIMIT 500)",
+	getReport:     "SELECT completed_at, failed, body FROM reports WHERE id = ? AND expires_at > ?",
+	sweepReports:  "DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE expires_at <= ? LIMIT 500)",
+	queryRequests: "SELECT " + requestColumns + " FROM request_records WHERE host = ? AND at >= ? AND at <= ? ORDER BY at, id LIMIT ?",
+	sweepRequests: "DELETE FROM request_records WHERE id IN (SELECT id FROM request_records WHERE at <= ? LIMIT 500)",
 }
 
 var postgresQueries = queries{
@@ -30,6 +34,8 @@ var postgresQueries = queries{
 	putReport: `INSERT INTO reports (id, completed_at, expires_at, failed, body) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET completed_at = excluded.completed_at, expires_at = excluded.expires_at,
 		failed = excluded.failed, body = excluded.body`,
-	getReport:    "SELECT completed_at, failed, body FROM reports WHERE id = $1 AND expires_at > $2",
-	sweepReports: "DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE expires_at <= $1 LIMIT 500)",
+	getReport:     "SELECT completed_at, failed, body FROM reports WHERE id = $1 AND expires_at > $2",
+	sweepReports:  "DELETE FROM reports WHERE id IN (SELECT id FROM reports WHERE expires_at <= $1 LIMIT 500)",
+	queryRequests: "SELECT " + requestColumns + " FROM request_records WHERE host = $1 AND at >= $2 AND at <= $3 ORDER BY at, id LIMIT $4",
+	sweepRequests: "DELETE FROM request_records WHERE id IN (SELECT id FROM request_records WHERE at <= $1 LIMIT 500)",
 }

@@ -120,6 +120,13 @@ type Request struct {
 	// robots.txt, whose rules differ per origin. Same goroutine rules as
 	// AllowSameOrigin.
 	CheckNavigation func(u *url.URL) error
+	// Sent, when set, is told of every request that left through the
+	// lane's proxy to a site (the document, subresources, workers' fetches,
+	// redirect hops), once its response body ended or it failed; never of
+	// a request the lane refused. It is called from the proxy's
+	// goroutines, possibly at once, and possibly after Render returned for
+	// a body still streaming then.
+	Sent func(Sent)
 
 	// afterSettle, set by tests, runs after the page settled and before
 	// the DOM snapshot.
@@ -206,7 +213,7 @@ func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, e
 	// wait for it.
 	defer in.retire(t)
 	a := newAudit(b, in, t, req, u, start)
-	t.proxy.setRules(&rules{userAgent: in.ua + b.opts.UASuffix, allow: a.allowSameOrigin})
+	t.proxy.setRules(&rules{userAgent: in.ua + b.opts.UASuffix, allow: a.allowSameOrigin, sent: req.Sent})
 	snap, err := a.run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", req.URL, err)

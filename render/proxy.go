@@ -369,6 +369,8 @@ type exchange struct {
 	url *url.URL
 	// hops is how many redirects led to this request.
 	hops int
+	// sent reports the request once it left (nil: nobody asked).
+	sent *sentTrace
 }
 
 type exchangeKey struct{}
@@ -392,7 +394,8 @@ func (p *proxy) serveRequest(w http.ResponseWriter, r *http.Request, u *url.URL)
 		return
 	}
 	p.scrub(r.Header, rl)
-	ctx := context.WithValue(r.Context(), exchangeKey{}, &exchange{url: u, hops: hops})
+	x := &exchange{url: u, hops: hops, sent: newSentTrace(rl.sent, r.Method, u)}
+	ctx := x.sent.with(context.WithValue(r.Context(), exchangeKey{}, x))
 	p.forward.ServeHTTP(w, r.WithContext(ctx))
 }
 
@@ -461,6 +464,8 @@ func (m mediaRefusal) Error() string { return "refused response type: " + m.reas
 func (p *proxy) inspectResponse(resp *http.Response) error {
 	x := resp.Request.Context().Value(exchangeKey{}).(*exchange)
 	if reason := mediaReason(resp.Header.Get("Content-Type")); reason != "" {
+		// It reached the site, which answered; the browser gets nothing.
+		x.sent.finish(resp.StatusCode, 0, nil)
 		return mediaRefusal{reason: reason}
 	}
 	cookies, creds := len(resp.Header.Values("Set-Cookie")), 0
@@ -478,12 +483,16 @@ func (p *proxy) inspectResponse(resp *http.Response) error {
 		}
 	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
+		x.sent.finish(resp.StatusCode, 0, nil)
 		if rwc, ok := resp.Body.(io.ReadWriteCloser); ok {
 			resp.Body = &countingStream{ReadWriteCloser: rwc, p: p}
 		}
 		return nil
 	}
 	resp.Body = &countingBody{ReadCloser: resp.Body, p: p}
+	if x.sent != nil {
+		resp.Body = &sentBody{ReadCloser: resp.Body, t: x.sent, status: resp.StatusCode}
+	}
 	return nil
 }
 
@@ -501,6 +510,9 @@ func (p *proxy) count(cookies, credentials int) {
 // forwardError answers a request whose upstream failed or whose response
 // the rules refused.
 func (p *proxy) forwardError(w http.ResponseWriter, r *http.Request, err error) {
+	if x, ok := r.Context().Value(exchangeKey{}).(*exchange); ok {
+		x.sent.finish(0, 0, err) // a no-op when a response was reported
+	}
 	var mr mediaRefusal
 	switch {
 	case errors.As(err, &mr):

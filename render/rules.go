@@ -22,6 +22,8 @@ type rules struct {
 	// allow says whether robots.txt lets the lane fetch u of the page's own
 	// origin; nil allows everything.
 	allow func(u *url.URL) (bool, string)
+	// sent is told of every request that left (Request.Sent); nil tells nobody.
+	sent func(Sent)
 }
 
 // allowedMethod reports whether a request may leave: GET and HEAD, and a

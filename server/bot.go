@@ -38,6 +38,13 @@ type Policy struct {
 	// PrivateAllowed is true when the operator let the guard dial some
 	// private or loopback addresses (--allow-addr, for local testing).
 	PrivateAllowed bool
+	// RequestRecordsTTL is how long a record of each request sent to a
+	// site is kept for verification; 0 when records are off.
+	RequestRecordsTTL time.Duration
+	// PublicAddrUnknown is true when this instance does not know the public
+	// address its requests leave from (its own is private and no
+	// --egress-addr was given), so verification cannot match on source.
+	PublicAddrUnknown bool
 	// Typical are the configured bounds of a typical audit's duration,
 	// shown until this instance has measured enough audits of its own
 	// (default DefaultTypical).
@@ -77,6 +84,9 @@ type botView struct {
 	ContactIsURL            bool
 	PrivateAllowed          bool
 	RobotsExample           string
+	RecordsOn               bool
+	RecordsTTL              string
+	PublicAddrUnknown       bool
 }
 
 func (p Policy) view() botView {
@@ -91,8 +101,10 @@ func (p Policy) view() botView {
 		MaxRedirects: p.MaxRedirects, MaxNavigations: p.MaxNavigations, MaxFrameLoads: p.MaxFrameLoads,
 		Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
 		ReportsDurable: p.ReportsDurable,
-		ContactText:    strings.TrimPrefix(p.Contact, "mailto:"),
-		RobotsExample:  "User-agent: " + id.Token + "\nDisallow: /\n",
+		RecordsOn:      p.RequestRecordsTTL > 0, RecordsTTL: human(p.RequestRecordsTTL),
+		PublicAddrUnknown: p.PublicAddrUnknown,
+		ContactText:       strings.TrimPrefix(p.Contact, "mailto:"),
+		RobotsExample:     "User-agent: " + id.Token + "\nDisallow: /\n",
 	}
 	switch p.Scope {
 	case ScopeInstances:

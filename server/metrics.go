@@ -27,6 +27,7 @@ type metrics struct {
 	cacheHits    prometheus.Counter
 	outbound     *prometheus.CounterVec
 	submissions  *prometheus.CounterVec
+	verifies     *prometheus.CounterVec
 }
 
 // Metric names, for the README and the tests.
@@ -41,6 +42,7 @@ const (
 	metricOutbound     = "lekta_outbound_requests_total"
 	metricSubmissions  = "lekta_submissions_total"
 	metricBuildInfo    = "lekta_build_info"
+	metricVerifies     = "lekta_verifications_total"
 )
 
 // Outcomes of a submission counted in lekta_submissions_total besides the
@@ -78,6 +80,9 @@ func newMetrics(p *pool, contexts func() int) *metrics {
 		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricSubmissions,
 			Help: "Every submission to the form or the API, invalid ones included, by trigger and outcome: queued, joined, cached, rate_limited, client_limited, queue_full, invalid_url, target_refused, bad_request, forbidden, unavailable, failed."},
 			[]string{"trigger", "outcome"}),
+		verifies: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricVerifies,
+			Help: "Log lines site operators asked about (/bot/verify and POST /api/v1/verify), by answer: yes, no, unreadable, limited (the per-client limit), unavailable (the database did not answer), off (records are off)."},
+			[]string{"answer"}),
 		laneDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: metricLaneDuration,
 			Help:    "Wall time of each lane of the audits run by this process.",
 			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 75}},
@@ -97,7 +102,7 @@ func newMetrics(p *pool, contexts func() int) *metrics {
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: metricBuildInfo,
 		Help: "Always 1; the labels say which build is running.", ConstLabels: buildInfo()})
 	build.Set(1)
-	reg.MustRegister(m.audits, m.laneDuration, m.refusals, m.cacheHits, m.outbound, m.submissions, build,
+	reg.MustRegister(m.audits, m.laneDuration, m.refusals, m.cacheHits, m.outbound, m.submissions, m.verifies, build,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricQueueDepth,
 			Help: "Admitted audits waiting for a renderer."}, func() float64 { return float64(p.depth()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricRunning,

@@ -22,6 +22,7 @@ var pageFiles = map[string]string{
 	"report":   "web/report.html",
 	"progress": "web/progress.html",
 	"bot":      "web/bot.html",
+	"verify":   "web/verify.html",
 	"notfound": "web/notfound.html",
 	"api":      "web/api.html",
 }
@@ -74,6 +75,8 @@ func pageTitle(name string) string {
 		return "What do AI crawlers miss?"
 	case "bot":
 		return "LektaBot"
+	case "verify":
+		return "Was that really LektaBot?"
 	case "api":
 		return "API reference"
 	}

@@ -9,10 +9,13 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /audits", s.submitForm())
 	mux.Handle("GET /r/{id}", s.reportPage())
 	mux.Handle("GET /bot", s.botPolicy)
+	mux.Handle("GET /bot/verify", s.verifyPage())
+	mux.Handle("POST /bot/verify", s.verifyPage())
 	mux.Handle("GET /static/style.css", staticFile("web/style.css", "text/css; charset=utf-8"))
 
 	mux.Handle("POST /api/v1/audits", s.createAudit())
 	mux.Handle("GET /api/v1/audits/{id}", s.getAudit())
+	mux.Handle("POST /api/v1/verify", s.verifyAPI())
 	mux.Handle("GET /api/v1/openapi.json", staticFile("web/openapi.json", "application/json"))
 	mux.Handle("GET /api", s.apiReference)
 

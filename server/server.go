@@ -87,6 +87,10 @@ type Config struct {
 	// ContextsInUse reports the browser contexts in use for the metrics; nil
 	// counts the audits running on the pool instead (an upper bound).
 	ContextsInUse func() int
+	// Verifier answers /bot/verify and POST /api/v1/verify from the request
+	// records; nil when records are off (the answer is then that there is
+	// nothing to verify against).
+	Verifier Verifier
 	// MaxWait caps the API's ?wait= long-poll (default DefaultMaxWait).
 	MaxWait time.Duration
 	// ShutdownGrace is how long Shutdown lets running audits finish before
@@ -102,8 +106,10 @@ type Server struct {
 	cfg     Config
 	pool    *pool
 	clients *clientLimiter
-	metrics *metrics
-	steps   *steps
+	// verifies limits verifications per client, as clients does submissions.
+	verifies *clientLimiter
+	metrics  *metrics
+	steps    *steps
 	// durations are the recent audits' wall times, for /bot and the
 	// progress page.
 	durations *durations
@@ -146,7 +152,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now), steps: newSteps(),
+	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now),
+		verifies: newClientLimiter(cfg.ClientRate, cfg.Now), steps: newSteps(),
 		durations: newDurations(cfg.Policy.Typical)}
 	if s.apiReference, err = apiPage(pg); err != nil {
 		return nil, fmt.Errorf("server: %w", err)

@@ -45,6 +45,7 @@ type config struct {
 	concurrency  int
 	cacheTTL     time.Duration
 	reportTTL    time.Duration
+	recordsFlags
 }
 
 // register adds the shared flags to fs.
@@ -65,6 +66,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.concurrency, "per-host-concurrency", def.Concurrency, "audits of one host at a time")
 	fs.DurationVar(&c.cacheTTL, "cache-ttl", def.CacheTTL, "how long a result answers repeats of the same URL")
 	fs.DurationVar(&c.reportTTL, "report-ttl", def.ReportTTL, "how long a report stays readable by its id")
+	c.recordsFlags.register(fs)
 }
 
 func windowsString(ws []cache.Window) string {
@@ -173,6 +175,9 @@ func (c *config) validate() (*policy.Guard, cache.Limits, error) {
 			return nil, l, fmt.Errorf("%w: %w", errBadConfig, err)
 		}
 	}
+	if _, err := c.recordsFlags.parsed(); err != nil {
+		return nil, l, fmt.Errorf("%w: %w", errBadConfig, err)
+	}
 	return g, l, nil
 }
 
@@ -198,15 +203,19 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 		_ = p.records.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	p.sweep.records, p.sweep.logger = p.records, logger
+	p.sweep.records, p.sweep.logger, p.sweep.requestTTL = p.records, logger, c.requestTTL
 	p.lazy = &lazyBrowser{opts: render.Options{
 		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
 		UASuffix: p.identity.RenderSuffix(), Logger: logger, Budget: c.renderBudget,
 	}}
-	p.auditor, err = audit.New(audit.Config{
+	ac := audit.Config{
 		Guard: g, Renderer: p.lazy, Store: p.store, Token: p.identity.Token,
 		PlainUA: p.identity.PlainUA(), Timeout: c.timeout, LeaseTTL: l.LeaseTTL, Logger: logger,
-	})
+	}
+	if c.requestTTL > 0 {
+		ac.Requests = p.records
+	}
+	p.auditor, err = audit.New(ac)
 	if err != nil {
 		p.Close()
 		return nil, err

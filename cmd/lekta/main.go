@@ -1,5 +1,5 @@
 // Command lekta audits web pages the way a plain fetcher and a browser see
-// them. Subcommands: audit, serve, robots, db.
+// them. Subcommands: audit, serve, robots, db, records.
 package main
 
 import (
@@ -92,6 +92,10 @@ commands:
   robots check FILE AGENT URL
                     say whether AGENT may fetch URL under robots.txt FILE
   robots lint FILE  list the issues of robots.txt FILE per line
+  records --host HOST [--since 1h] [--json]
+                    the requests audits sent to HOST (for answering a site operator)
+  records verify LOGLINE
+                    say whether an access-log line is a request LektaBot made
   db status         the records database and its schema version
   db migrate        apply the schema migrations this binary knows
 
@@ -113,6 +117,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runRobots(ctx, args[1:], stdout, stderr)
 	case "db":
 		return runDB(ctx, args[1:], getenv, stdout, stderr)
+	case "records":
+		return runRecords(ctx, args[1:], getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

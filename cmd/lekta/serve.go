@@ -18,6 +18,7 @@ import (
 	"lekta.dev/lekta/plainget"
 	"lekta.dev/lekta/render"
 	"lekta.dev/lekta/server"
+	"lekta.dev/lekta/verify"
 )
 
 const serveUsage = `usage: lekta serve [flags]
@@ -175,13 +176,20 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 // serverConfig is the server's configuration from the running parts and flags.
 func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Window, proxies []netip.Prefix, logger *slog.Logger) server.Config {
+	// validate checked the records flags already.
+	vc, _ := cfg.recordsFlags.verifyConfig(p.identity)
+	var v server.Verifier
+	if cfg.requestTTL > 0 {
+		v = verify.New(p.records, vc)
+	}
 	return server.Config{
-		Auditor: p.auditor,
+		Auditor: p.auditor, Verifier: v,
 		Policy: server.Policy{
 			Identity: p.identity, RenderUA: p.browser.UserAgent, Limits: p.limits,
 			Scope: scope(cfg), ReportsDurable: true, Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
 			MaxNavigations: render.MaxNavigations, MaxFrameLoads: render.MaxFrameLoads,
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
+			RequestRecordsTTL: cfg.requestTTL, PublicAddrUnknown: !publicAddrKnown(vc.Egress),
 		},
 		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies, ShutdownGrace: sf.grace,
 		Ready: readyChecks(p), ContextsInUse: p.browser.ContextsInUse, Logger: logger,

@@ -27,6 +27,8 @@ func TestServeRejectsBadFlags(t *testing.T) {
 		{"queue", []string{"--queue", "-1"}, nil, "--queue"},
 		{"shared flag", []string{"--rate", "1/0s"}, nil, "--rate"},
 		{"arguments", []string{"http://shop.example/"}, nil, "no arguments"},
+		{"request records ttl", []string{"--request-records-ttl", "-1h"}, nil, "--request-records-ttl"},
+		{"egress addr from the environment", nil, map[string]string{"LEKTA_EGRESS_ADDR": "203.0.113.9,not-an-ip"}, `--egress-addr "not-an-ip"`},
 		{"address in use or bad", []string{"--addr", "256.0.0.1:1"}, nil, "--addr"},
 	}
 	for _, tc := range cases {

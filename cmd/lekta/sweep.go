@@ -12,7 +12,8 @@ import (
 const sweepEvery = time.Minute
 
 // sweeper deletes what has expired: hot-state rows of the SQLite store
-// (Redis expires its keys itself) and reports past --report-ttl, so that
+// (Redis expires its keys itself), reports past --report-ttl and request
+// records past --request-records-ttl, so that
 // the database does not grow without bound and a report is gone when /bot
 // says it is.
 type sweeper struct {
@@ -20,7 +21,10 @@ type sweeper struct {
 		Sweep(context.Context) (int64, error)
 	} // nil with Redis
 	records *records.DB
-	logger  *slog.Logger
+	// requestTTL is --request-records-ttl; 0 (records off) sweeps none:
+	// another process sharing the database may keep them.
+	requestTTL time.Duration
+	logger     *slog.Logger
 }
 
 // once sweeps now; failures are logged, since the next sweep retries and
@@ -40,8 +44,14 @@ func (s sweeper) once(ctx context.Context) {
 	if err != nil {
 		s.logger.Warn("sweep expired reports", "err", err)
 	}
-	if hot+reports > 0 {
-		s.logger.Debug("swept", "hot_rows", hot, "reports", reports)
+	var requests int64
+	if s.requestTTL > 0 {
+		if requests, err = s.records.SweepRequests(ctx, time.Now(), s.requestTTL); err != nil {
+			s.logger.Warn("sweep expired request records", "err", err)
+		}
+	}
+	if hot+reports+requests > 0 {
+		s.logger.Debug("swept", "hot_rows", hot, "reports", reports, "request_records", requests)
 	}
 }
 

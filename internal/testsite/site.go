@@ -6,6 +6,7 @@
 package testsite
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -36,9 +37,69 @@ type Hit struct {
 	Host      string // without port
 	Path      string // path and query as sent
 	UserAgent string
-	Start     time.Time
-	End       time.Time
+	Referer   string
+	// Remote is the client's address and port: the connection's other end.
+	Remote netip.AddrPort
+	// Status and Bytes are what the site answered (Bytes: body bytes written).
+	Status int
+	Bytes  int64
+	Start  time.Time
+	End    time.Time
 }
+
+// CombinedLine is the hit as a combined-log-format line, as Apache's and
+// nginx's access logs write it, led by the virtual host when vhost is set
+// (Apache's vhost_combined).
+func (h Hit) CombinedLine(vhost bool) string {
+	q := func(s string) string {
+		if s == "" {
+			return `"-"`
+		}
+		return strconv.Quote(s)
+	}
+	line := fmt.Sprintf("%s - - [%s] %s %d %d %s %s", h.Remote.Addr(), h.Start.Format("02/Jan/2006:15:04:05 -0700"),
+		q(h.Method+" "+h.Path+" HTTP/1.1"), h.Status, h.Bytes, q(h.Referer), q(h.UserAgent))
+	if vhost {
+		line = h.Host + " " + line
+	}
+	return line
+}
+
+// statusWriter notes a response's status and body size for the hit.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Flush, Hijack and Unwrap keep what handlers of the site use working.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 type robots struct {
 	status int
@@ -83,6 +144,14 @@ func New() *Site {
 		robots:      map[string]robots{},
 	}
 	s.mux.Handle("/", http.FileServer(http.Dir(s.dir)))
+	// The request-records page: /rec/go redirects to it, query and all.
+	s.mux.Handle("/rec/go", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		target := "/rec/page.html"
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, target, http.StatusFound)
+	}))
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -103,10 +172,18 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	hit := Hit{Method: r.Method, Host: host, Path: r.URL.RequestURI(), UserAgent: r.UserAgent(), Start: time.Now()}
+	hit := Hit{Method: r.Method, Host: host, Path: r.RequestURI, UserAgent: r.UserAgent(), Referer: r.Referer(), Start: time.Now()}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		hit.Remote = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	w = sw
 	s.enter(host)
 	defer func() {
-		hit.End = time.Now()
+		hit.End, hit.Status, hit.Bytes = time.Now(), sw.status, sw.bytes
+		if hit.Status == 0 {
+			hit.Status = http.StatusOK
+		}
 		s.leave(host, hit)
 	}()
 	if r.URL.Path == "/robots.txt" {
