@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"lekta.dev/lekta/internal/endbody"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/render"
 	"lekta.dev/lekta/verify"
@@ -189,7 +190,8 @@ func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		tr.finish(0, 0, err)
 		return nil, err
 	}
-	resp.Body = &recordedBody{ReadCloser: resp.Body, t: tr, status: resp.StatusCode}
+	status := resp.StatusCode
+	resp.Body = &endbody.Body{ReadCloser: resp.Body, Done: func(n int64, err error) { tr.finish(status, n, err) }}
 	return resp, nil
 }
 
@@ -216,29 +218,4 @@ func (h *hopTrace) finish(status int, n int64, err error) {
 	at, remote, local := h.at, h.remote, h.local
 	h.mu.Unlock()
 	h.log.add(requestRecord(at, h.lane, h.method, h.url, remote, local, status, err, n))
-}
-
-// recordedBody counts a response body and records the request when it ends.
-type recordedBody struct {
-	io.ReadCloser
-	t      *hopTrace
-	status int
-	n      int64
-}
-
-func (b *recordedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n += int64(n)
-	switch {
-	case err == io.EOF:
-		b.t.finish(b.status, b.n, nil)
-	case err != nil:
-		b.t.finish(b.status, b.n, err)
-	}
-	return n, err
-}
-
-func (b *recordedBody) Close() error {
-	b.t.finish(b.status, b.n, nil)
-	return b.ReadCloser.Close()
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/internal/endbody"
 )
 
 // refusedHeader marks a response the proxy made up instead of forwarding:
@@ -491,7 +492,8 @@ func (p *proxy) inspectResponse(resp *http.Response) error {
 	}
 	resp.Body = &countingBody{ReadCloser: resp.Body, p: p}
 	if x.sent != nil {
-		resp.Body = &sentBody{ReadCloser: resp.Body, t: x.sent, status: resp.StatusCode}
+		sent, status := x.sent, resp.StatusCode
+		resp.Body = &endbody.Body{ReadCloser: resp.Body, Done: func(n int64, err error) { sent.finish(status, n, err) }}
 	}
 	return nil
 }

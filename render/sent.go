@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http/httptrace"
 	"net/netip"
@@ -103,30 +102,4 @@ func AddrPortOf(a net.Addr) netip.AddrPort {
 		return netip.AddrPort{}
 	}
 	return ap
-}
-
-// sentBody reports the request when its body ends (EOF, an error or Close),
-// with the bytes read.
-type sentBody struct {
-	io.ReadCloser
-	t      *sentTrace
-	status int
-	n      int64
-}
-
-func (b *sentBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.n += int64(n)
-	switch {
-	case err == io.EOF:
-		b.t.finish(b.status, b.n, nil)
-	case err != nil:
-		b.t.finish(b.status, b.n, err)
-	}
-	return n, err
-}
-
-func (b *sentBody) Close() error {
-	b.t.finish(b.status, b.n, nil)
-	return b.ReadCloser.Close()
 }
