@@ -310,8 +310,10 @@ func TestDBCommands(t *testing.T) {
 		t.Run(kind.name, func(t *testing.T) {
 			flags := kind.flag(t)
 			db := func(cmd string) (int, string, string) { return runCLI(t, append([]string{"db", cmd}, flags...)...) }
+			// Not a fixed count: each issue that adds a migration would break it.
+			known, _ := records.Known(records.SQLite)
 			code, out, errOut := db("status")
-			if code != exitFailure || !strings.Contains(out, "1 pending (0001_init)") {
+			if code != exitFailure || !strings.Contains(out, fmt.Sprintf("%d pending (%s)", len(known), names(known))) {
 				t.Fatalf("status of a new database: exit %d\n%s%s", code, out, errOut)
 			}
 			if kind.name == "sqlite" {
@@ -322,7 +324,7 @@ func TestDBCommands(t *testing.T) {
 			if code, out, errOut = db("migrate"); code != exitOK || !strings.Contains(out, "applied 0001_init") {
 				t.Fatalf("migrate: exit %d\n%s%s", code, out, errOut)
 			}
-			if code, out, errOut = db("status"); code != exitOK || !strings.Contains(out, "version 1, up to date") {
+			if code, out, errOut = db("status"); code != exitOK || !strings.Contains(out, fmt.Sprintf("version %d, up to date", len(known))) {
 				t.Fatalf("status after migrate: exit %d\n%s%s", code, out, errOut)
 			}
 			if code, out, _ = db("migrate"); code != exitOK || !strings.Contains(out, "nothing to do") {
@@ -339,7 +341,7 @@ func TestDBCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer raw.Close()
-			if _, err := raw.SQL().Exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (2, 'x', 0), (3, 'y', 0)"); err != nil {
+			if _, err := raw.SQL().Exec(fmt.Sprintf("INSERT INTO schema_migrations (version, name, applied_at) VALUES (%d, 'x', 0), (%d, 'y', 0)", len(known)+1, len(known)+2)); err != nil {
 				t.Fatal(err)
 			}
 			for _, cmd := range []string{"status", "migrate"} {

@@ -1,5 +1,5 @@
 // Command lekta audits web pages the way a plain fetcher and a browser see
-// them. Subcommands: audit, serve, robots, db.
+// them. Subcommands: audit, serve, robots, db, members.
 package main
 
 import (
@@ -94,6 +94,8 @@ commands:
   robots lint FILE  list the issues of robots.txt FILE per line
   db status         the records database and its schema version
   db migrate        apply the schema migrations this binary knows
+  members add EMAIL | list | revoke ID | rotate-key ID
+                    manage members (the API key is printed once)
 
 Run "lekta <command> -h" for a command's flags.
 `
@@ -113,6 +115,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runRobots(ctx, args[1:], stdout, stderr)
 	case "db":
 		return runDB(ctx, args[1:], getenv, stdout, stderr)
+	case "members":
+		return runMembers(ctx, args[1:], getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
