@@ -146,4 +146,3 @@ func (db *DB) LatestEntry(ctx context.Context, siteID string) (Entry, error) {
 
 // errNoRows is sql.ErrNoRows, for the other files.
 var errNoRows = sql.ErrNoRows
-
