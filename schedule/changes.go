@@ -121,7 +121,8 @@ func Compare(prev *Summary, cur Summary) Changes {
 			c.Reasons = append(c.Reasons, fmt.Sprintf("the re-audit became %s (it was %s)", cur.Status, prev.Status))
 		}
 	}
-	c.Fields = append(laneChanges("plain", prev.Plain, cur.Plain), laneChanges("render", prev.Render, cur.Render)...)
+	c.Fields = append(c.Fields, laneChanges("plain", prev.Plain, cur.Plain)...)
+	c.Fields = append(c.Fields, laneChanges("render", prev.Render, cur.Render)...)
 	for _, f := range cur.Findings {
 		if !slices.Contains(prev.Findings, f) {
 			c.Appeared = append(c.Appeared, f)

@@ -162,7 +162,10 @@ func (sp Spec) on(siteID string, day time.Time, w Window) (time.Time, bool) {
 	}
 	span := (w.End - w.Start) / time.Second
 	offset := time.Duration(seed(siteID, "moment")%uint64(span)) * time.Second
-	return day.Add(w.Start + offset), true
+	// In wall-clock time, so a DST change does not move the run out of the
+	// window (time.Date normalises the seconds past midnight).
+	wall := int((w.Start + offset) / time.Second)
+	return time.Date(day.Year(), day.Month(), day.Day(), 0, 0, wall, 0, w.Loc), true
 }
 
 func floorDiv(a, b int64) int64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -349,3 +350,67 @@ func (w testWriter) Write(b []byte) (int, error) {
 }
 
 var _ = json.Marshal
+
+// TestWebhookOnRegression: a re-audit that regresses (the page became
+// skipped) posts a lekta.event/v1 event signed with the site's secret to
+// the member's endpoint, through the guard; the outcome is on the site.
+func TestWebhookOnRegression(t *testing.T) {
+	h := newMemberHarness(t, memberOpts{minInterval: time.Second, limits: func(l *cache.Limits) {
+		l.Windows = []cache.Window{{N: 10, Per: time.Minute}}
+		l.CacheTTL = time.Millisecond
+	}})
+	type delivery struct {
+		sig  string
+		body []byte
+	}
+	got := make(chan delivery, 4)
+	h.site.Handle("POST /hook", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b := make([]byte, 64<<10)
+		n, _ := io.ReadFull(r.Body, b)
+		got <- delivery{r.Header.Get("Lekta-Signature"), b[:n]}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	_, auth := h.member("ana@example.com")
+	s := h.saveSite(auth, `{"url":"http://other.example/page.html","schedule":"daily","webhook_url":"http://hooks.example/hook"}`)
+	if resp, b := h.do("POST", "/api/v1/sites/"+s.ID+"/audits", "", auth); resp.StatusCode != 202 {
+		t.Fatalf("run now: %d %s", resp.StatusCode, b)
+	}
+	if first := h.waitHistory(auth, s.ID, 1).Entries[0]; first.Regression {
+		t.Fatalf("the first re-audit is a regression: %+v", first)
+	}
+	// Now robots.txt disallows the page: a new critical finding.
+	h.site.SetRobots("other.example", 200, "User-agent: *\nDisallow: /\n")
+	time.Sleep(5 * time.Millisecond) // past the 1 ms cache
+	if resp, b := h.do("POST", "/api/v1/sites/"+s.ID+"/audits", "", auth); resp.StatusCode != 202 {
+		t.Fatalf("run now: %d %s", resp.StatusCode, b)
+	}
+	var d delivery
+	select {
+	case d = <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no webhook within 30 s")
+	}
+	if err := schedule.Verify(s.WebhookSecret, d.sig, d.body, time.Now(), 5*time.Minute); err != nil {
+		t.Fatalf("signature %q: %v", d.sig, err)
+	}
+	var ev schedule.Event
+	if err := json.Unmarshal(d.body, &ev); err != nil || ev.Schema != "lekta.event/v1" || ev.Type != "regression" || ev.Site != s.ID ||
+		ev.ReportID == "" || ev.ReportURL != "/r/"+ev.ReportID || !ev.Changes.Regression {
+		t.Fatalf("event %s (%v)", d.body, err)
+	}
+	// Member-triggered runs are user-triggered for robots: the page was fetched.
+	if len(h.site.HitsOf("other.example", "/page.html")) != 2 {
+		t.Fatal("a member's run now of a disallowed page did not run as a user-triggered fetch")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, b := h.do("GET", "/api/v1/sites/"+s.ID, "", auth)
+		if a := decode[siteAnswer](t, b); a.LastWebhook != nil && strings.HasPrefix(a.LastWebhook.Result, "delivered, answered 204") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the site does not show the delivery: %s", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
