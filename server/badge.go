@@ -36,6 +36,8 @@ func (s *Server) badge() http.Handler {
 		w.Header().Set("Content-Type", "image/svg+xml")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		w.Header().Set("X-Robots-Tag", "noindex")
+		// Badges are embedded in other sites' pages.
+		w.Header().Set("Cross-Origin-Resource-Policy", "cross-origin")
 		fmt.Fprint(w, badgeSVG("AI crawlers", text, color))
 	})
 }

@@ -13,4 +13,5 @@ func (s *Server) memberRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/v1/sites/{id}/audits", s.runNow())
 	mux.Handle("GET /api/v1/sites/{id}/history", s.siteHistory())
 	mux.Handle("GET /badge/{file}", s.badge())
+	s.memberPageRoutes(mux)
 }

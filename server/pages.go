@@ -18,12 +18,15 @@ var webFS embed.FS
 
 // pageFiles names the content template of each page.
 var pageFiles = map[string]string{
-	"form":     "web/form.html",
-	"report":   "web/report.html",
-	"progress": "web/progress.html",
-	"bot":      "web/bot.html",
-	"notfound": "web/notfound.html",
-	"api":      "web/api.html",
+	"form":      "web/form.html",
+	"report":    "web/report.html",
+	"progress":  "web/progress.html",
+	"bot":       "web/bot.html",
+	"notfound":  "web/notfound.html",
+	"api":       "web/api.html",
+	"signin":    "web/signin.html",
+	"dashboard": "web/dashboard.html",
+	"site":      "web/site.html",
 }
 
 // pages holds the parsed templates, one set per page on a shared layout.
