@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 )
 
@@ -149,8 +150,10 @@ func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
 	case ctx.Err() != nil:
 		return river.JobSnooze(0) // stopping: run it at the next start
 	case err != nil && rep == nil:
-		if errors.Is(err, audit.ErrUnavailable) {
-			return err // River retries with backoff; the site was not contacted
+		if !errors.Is(err, policy.ErrInvalidURL) && !errors.Is(err, policy.ErrTargetRefused) {
+			// The store did not answer, or a joined audit (of a dead
+			// instance) was abandoned: no run happened, River retries.
+			return fmt.Errorf("re-audit %s: %w", site.ID, err)
 		}
 		rep = &audit.Report{ID: "", Status: audit.StatusError, Reason: err.Error()}
 	case rep.Status == audit.StatusRateLimited:
