@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 )
@@ -146,3 +147,18 @@ func (db *DB) LatestEntry(ctx context.Context, siteID string) (Entry, error) {
 
 // errNoRows is sql.ErrNoRows, for the other files.
 var errNoRows = sql.ErrNoRows
+
+// EntryByReport is the history entry whose report this is; ErrNotFound
+// for a report that is not a re-audit.
+func (db *DB) EntryByReport(ctx context.Context, reportID string) (Entry, error) {
+	ctx, cancel := db.call(ctx)
+	defer cancel()
+	e, err := scanEntry(db.sql.QueryRowContext(ctx, db.rebind("SELECT "+entryCols+" FROM history WHERE report_id = ? AND report_id <> '' LIMIT 1"), reportID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Entry{}, ErrNotFound
+	}
+	if err != nil {
+		return Entry{}, db.unavailable("read history from "+db.where, err)
+	}
+	return e, nil
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
@@ -373,4 +374,26 @@ func (s *Server) runSiteForm(w http.ResponseWriter, r *http.Request, ss session)
 		return
 	}
 	http.Redirect(w, r, "/members/sites/"+site.ID, http.StatusSeeOther)
+}
+
+// sinceLines is the change log shown on the report page of a re-audit.
+func (s *Server) sinceLines(ctx context.Context, reportID string) []string {
+	if s.cfg.Members == nil {
+		return nil
+	}
+	e, err := s.cfg.Members.EntryByReport(ctx, reportID)
+	if err != nil {
+		return nil
+	}
+	var c schedule.Changes
+	if json.Unmarshal(e.Changes, &c) != nil {
+		return nil
+	}
+	if c.First {
+		return []string{"This is the first re-audit of this saved site: nothing to compare with yet."}
+	}
+	if lines := changeLines(e.Changes); len(lines) > 0 {
+		return lines
+	}
+	return []string{"Nothing that change tracking follows has changed."}
 }

@@ -120,6 +120,11 @@ func TestMemberPages(t *testing.T) {
 	if !strings.Contains(page, "member") || !strings.Contains(page, "/r/") {
 		t.Fatalf("site page without its history:\n%s", page)
 	}
+	// The re-audit's report page says what changed since the previous one.
+	e, _ := h.db.LatestEntry(t.Context(), id)
+	if _, rp := b.send("GET", "/r/"+e.ReportID, nil); !strings.Contains(rp, "Since the previous audit") || !strings.Contains(rp, "first re-audit") {
+		t.Fatalf("the re-audit's report page has no \"since the previous audit\":\n%s", rp)
+	}
 	// Another member's site is not shown.
 	if resp, page := b.send("GET", "/members/sites/"+other.ID, nil); resp.StatusCode != 403 || strings.Contains(page, "other.example") {
 		t.Fatalf("another member's site page: %d", resp.StatusCode)

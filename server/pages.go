@@ -172,8 +172,9 @@ func (s *Server) reportPage() http.Handler {
 			s.pages.renderPage(w, e.Status, "notfound", layout{Title: "Report unavailable", NoIndex: true,
 				Data: struct{ Title, Message string }{"Report unavailable", e.Message}})
 		default:
-			s.pages.renderPage(w, http.StatusOK, "report", layout{Title: "Audit of " + rep.URL, NoIndex: true,
-				Data: newReportView(rep)})
+			v := newReportView(rep)
+			v.Since = s.sinceLines(r.Context(), rep.ID)
+			s.pages.renderPage(w, http.StatusOK, "report", layout{Title: "Audit of " + rep.URL, NoIndex: true, Data: v})
 		}
 	})
 }

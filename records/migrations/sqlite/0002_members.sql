@@ -51,6 +51,7 @@ CREATE TABLE history (
 	last_modified TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX history_site_ran ON history (site_id, ran_at);
+CREATE INDEX history_report ON history (report_id);
 
 -- Run-now requests of a member, for the hourly allowance.
 CREATE TABLE member_runs (
