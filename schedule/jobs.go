@@ -159,6 +159,10 @@ func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
 	case rep.Status == audit.StatusRateLimited:
 		// Not a run: put off until the limiter allows one.
 		return river.JobSnooze(max(time.Duration(rep.RetryAfterS)*time.Second, time.Second))
+	case rep.Joined:
+		// Another job's audit of the same URL answered: this due time
+		// runs on its own later, so each recorded re-audit is one fetch.
+		return river.JobSnooze(busySnooze)
 	case rep.Cached:
 		// The site was not contacted: try again once the result expires.
 		return river.JobSnooze(max(s.cfg.CacheTTL-time.Duration(rep.CacheAgeS)*time.Second, 0) + time.Second)

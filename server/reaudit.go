@@ -13,7 +13,8 @@ var _ schedule.Runner = (*Server)(nil)
 // renderers and per-host limits, the way a submission does, and waits for
 // its report. Public audits come first: while every renderer is busy or
 // public audits are waiting, it returns schedule.ErrBusy without asking the
-// limiter, and the re-audit's job snoozes. A refusal by the limiter or an
+// limiter, and the re-audit's job snoozes; likewise when the same URL's
+// audit is already running. A refusal by the limiter or an
 // answer from the cache comes back as the report (rate_limited, cached).
 func (s *Server) Reaudit(ctx context.Context, req audit.Request) (*audit.Report, error) {
 	if s.pool.active() >= s.cfg.Renderers {
@@ -33,8 +34,11 @@ func (s *Server) Reaudit(ctx context.Context, req audit.Request) (*audit.Report,
 		return rep, nil
 	}
 	if t.Joined() {
+		// The same URL is being audited (perhaps by an instance that
+		// died, until its lease expires): waiting would hold a re-audit
+		// worker; the job snoozes and runs on its own later.
 		s.pool.release()
-		return s.cfg.Auditor.Finish(ctx, t)
+		return nil, schedule.ErrBusy
 	}
 	r := &run{id: t.ID, url: t.URL, host: hostOf(t.URL), trigger: req.Trigger, ticket: t,
 		queued: s.cfg.Now(), done: make(chan struct{})}
