@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -45,13 +46,13 @@ func (planArgs) InsertOpts() river.InsertOpts {
 type planWorker struct {
 	river.WorkerDefaults[planArgs]
 	s        *Scheduler
-	caughtUp bool
+	caughtUp atomic.Bool
 }
 
 func (w *planWorker) Work(ctx context.Context, _ *river.Job[planArgs]) error {
-	_, err := w.s.Plan(ctx, !w.caughtUp)
+	_, err := w.s.Plan(ctx, !w.caughtUp.Load())
 	if err == nil {
-		w.caughtUp = true
+		w.caughtUp.Store(true)
 	}
 	return err
 }
