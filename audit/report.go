@@ -51,12 +51,15 @@ const (
 	TriggerForm      Trigger = "form"
 	TriggerAPI       Trigger = "api"
 	TriggerScheduled Trigger = "scheduled"
+	// TriggerMember is a member's "run now" of a saved site: user-triggered
+	// for robots.txt, like a form submission.
+	TriggerMember Trigger = "member"
 )
 
 // ParseTrigger validates a trigger name.
 func ParseTrigger(s string) (Trigger, error) {
 	switch t := Trigger(s); t {
-	case TriggerCLI, TriggerForm, TriggerAPI, TriggerScheduled:
+	case TriggerCLI, TriggerForm, TriggerAPI, TriggerScheduled, TriggerMember:
 		return t, nil
 	}
 	return "", fmt.Errorf("unknown trigger %q (want cli, form, api or scheduled)", s)

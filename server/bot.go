@@ -49,6 +49,9 @@ type Policy struct {
 	// shown until this instance has measured enough audits of its own
 	// (default DefaultTypical).
 	Typical [2]time.Duration
+	// Reaudits describes members' scheduled re-audits; nil when this
+	// instance runs none.
+	Reaudits *ReauditPolicy
 }
 
 // Scope is who shares the per-host limits and the result cache.
@@ -87,6 +90,17 @@ type botView struct {
 	RecordsOn               bool
 	RecordsTTL              string
 	PublicAddrUnknown       bool
+	Reaudits                *ReauditPolicy
+	ReauditMin              string
+}
+
+// ReauditPolicy is what /bot says of scheduled re-audits.
+type ReauditPolicy struct {
+	// Window is the night window of daily and weekly re-audits ("01:00-05:00")
+	// and Zone its time zone.
+	Window, Zone string
+	// MinInterval is the shortest time between two re-audits of a site.
+	MinInterval time.Duration
 }
 
 func (p Policy) view() botView {
@@ -105,6 +119,10 @@ func (p Policy) view() botView {
 		PublicAddrUnknown: p.PublicAddrUnknown,
 		ContactText:       strings.TrimPrefix(p.Contact, "mailto:"),
 		RobotsExample:     "User-agent: " + id.Token + "\nDisallow: /\n",
+		Reaudits:          p.Reaudits,
+	}
+	if p.Reaudits != nil {
+		v.ReauditMin = human(p.Reaudits.MinInterval)
 	}
 	switch p.Scope {
 	case ScopeInstances:

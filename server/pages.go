@@ -18,13 +18,16 @@ var webFS embed.FS
 
 // pageFiles names the content template of each page.
 var pageFiles = map[string]string{
-	"form":     "web/form.html",
-	"report":   "web/report.html",
-	"progress": "web/progress.html",
-	"bot":      "web/bot.html",
-	"verify":   "web/verify.html",
-	"notfound": "web/notfound.html",
-	"api":      "web/api.html",
+	"form":      "web/form.html",
+	"report":    "web/report.html",
+	"progress":  "web/progress.html",
+	"bot":       "web/bot.html",
+	"verify":    "web/verify.html",
+	"notfound":  "web/notfound.html",
+	"api":       "web/api.html",
+	"signin":    "web/signin.html",
+	"dashboard": "web/dashboard.html",
+	"site":      "web/site.html",
 }
 
 // pages holds the parsed templates, one set per page on a shared layout.
@@ -172,8 +175,9 @@ func (s *Server) reportPage() http.Handler {
 			s.pages.renderPage(w, e.Status, "notfound", layout{Title: "Report unavailable", NoIndex: true,
 				Data: struct{ Title, Message string }{"Report unavailable", e.Message}})
 		default:
-			s.pages.renderPage(w, http.StatusOK, "report", layout{Title: "Audit of " + rep.URL, NoIndex: true,
-				Data: newReportView(rep)})
+			v := newReportView(rep)
+			v.Since = s.sinceLines(r.Context(), rep.ID)
+			s.pages.renderPage(w, http.StatusOK, "report", layout{Title: "Audit of " + rep.URL, NoIndex: true, Data: v})
 		}
 	})
 }

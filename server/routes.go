@@ -19,6 +19,10 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("GET /api/v1/openapi.json", staticFile("web/openapi.json", "application/json"))
 	mux.Handle("GET /api", s.apiReference)
 
+	if s.cfg.Members != nil {
+		s.memberRoutes(mux)
+	}
+
 	mux.Handle("GET /healthz", healthz())
 	mux.Handle("GET /readyz", s.readyz())
 	mux.Handle("GET /metrics", s.metrics.handler())

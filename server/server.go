@@ -24,6 +24,8 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/records"
 )
 
 // Defaults of Config.
@@ -96,8 +98,17 @@ type Config struct {
 	// ShutdownGrace is how long Shutdown lets running audits finish before
 	// it cancels them (default DefaultShutdownGrace).
 	ShutdownGrace time.Duration
-	Logger        *slog.Logger
-	Now           func() time.Time
+	// Members keeps members, saved sites and history; with Reaudits and
+	// Guard it turns on the member API, pages and badges (members.go).
+	Members  *records.DB
+	Reaudits Reaudits
+	Guard    *policy.Guard
+	// SitesPerMember and RunsPerHour are the per-member limits
+	// (DefaultSitesPerMember, DefaultRunsPerHour).
+	SitesPerMember int
+	RunsPerHour    int
+	Logger         *slog.Logger
+	Now            func() time.Time
 }
 
 // Server serves the form, the reports, the API and /bot, and runs audits
@@ -147,6 +158,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.SitesPerMember <= 0 {
+		cfg.SitesPerMember = DefaultSitesPerMember
+	}
+	if cfg.RunsPerHour <= 0 {
+		cfg.RunsPerHour = DefaultRunsPerHour
+	}
+	if cfg.Members != nil && (cfg.Reaudits == nil || cfg.Guard == nil) {
+		return nil, errors.New("server: Members needs Reaudits and Guard")
 	}
 	pg, err := newPages()
 	if err != nil {

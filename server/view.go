@@ -18,6 +18,9 @@ const maxItems = 40
 // reportView is what report.html renders for a finished audit.
 type reportView struct {
 	R *audit.Report
+	// Since is the change log of a re-audit since the previous one of its
+	// site (memberpages.go); nil for other audits.
+	Since []string
 	// Severity colours the verdict box: critical, warning, info or none.
 	Severity          string
 	Critical          int

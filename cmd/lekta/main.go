@@ -1,5 +1,5 @@
 // Command lekta audits web pages the way a plain fetcher and a browser see
-// them. Subcommands: audit, serve, robots, db, records.
+// them. Subcommands: audit, serve, robots, db, records, members.
 package main
 
 import (
@@ -98,6 +98,8 @@ commands:
                     say whether an access-log line is a request LektaBot made
   db status         the records database and its schema version
   db migrate        apply the schema migrations this binary knows
+  members add EMAIL | list | revoke ID | rotate-key ID
+                    manage members (the API key is printed once)
 
 Run "lekta <command> -h" for a command's flags.
 `
@@ -119,6 +121,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runDB(ctx, args[1:], getenv, stdout, stderr)
 	case "records":
 		return runRecords(ctx, args[1:], getenv, stdout, stderr)
+	case "members":
+		return runMembers(ctx, args[1:], getenv, stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -46,6 +46,7 @@ type serveFlags struct {
 	logFormat  string
 	contact    string
 	grace      time.Duration
+	reaudit    reauditFlags
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -57,6 +58,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.contact, "contact", "", "where site operators reach you (mailto: or https: URL, or text), shown on /bot")
 	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM, how long running audits may take to finish before they are cancelled; queued ones are cancelled at once")
+	f.reaudit.register(fs)
 }
 
 // parsed checks the serve flags; errors name the flag.
@@ -152,8 +154,21 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		stopSweep()
 		<-swept
 	}()
-	srv, err := server.New(serverConfig(p, &cfg, &sf, clientRate, proxies, logger))
+	sched, sc, err := sf.reaudit.startScheduler(ctx, p, &cfg, logger)
 	if err != nil {
+		return err
+	}
+	scfg := serverConfig(p, &cfg, &sf, clientRate, proxies, logger)
+	scfg.Members, scfg.Reaudits, scfg.Guard = p.records, sched, p.guard
+	scfg.SitesPerMember, scfg.RunsPerHour = sf.reaudit.sites, sf.reaudit.runs
+	scfg.Policy.Reaudits = &server.ReauditPolicy{Window: sc.Window.String(), Zone: sc.Window.Loc.String(), MinInterval: sc.MinInterval}
+	srv, err := server.New(scfg)
+	if err != nil {
+		_ = sched.Stop(context.Background())
+		return exitWith(exitNotRun, err)
+	}
+	if err := sched.Start(context.WithoutCancel(ctx), srv); err != nil {
+		_ = sched.Stop(context.Background())
 		return exitWith(exitNotRun, err)
 	}
 	hs := httpServer(srv.Handler(), logger)
@@ -171,7 +186,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	case serveErr = <-served:
 	}
 	logger.Info("shutting down", "running_audits", srv.Running())
-	return errors.Join(serveErr, shutdown(hs, srv, sf.grace+storeGrace))
+	// Re-audits first: River stops taking jobs and waits for running ones,
+	// which still need the server's renderers.
+	sctx, cancel := context.WithTimeout(context.Background(), sf.grace+storeGrace)
+	stopErr := sched.Stop(sctx)
+	cancel()
+	return errors.Join(serveErr, stopErr, shutdown(hs, srv, sf.grace+storeGrace))
 }
 
 // serverConfig is the server's configuration from the running parts and flags.

@@ -1,0 +1,204 @@
+package schedule
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/compare"
+)
+
+// LaneSummary is what change tracking keeps of one lane's extract.
+type LaneSummary struct {
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Canonical   string   `json:"canonical"`
+	Robots      string   `json:"robots"`
+	H1          []string `json:"h1"`
+	JSONLDTypes []string `json:"json_ld_types"`
+	WordCount   int      `json:"word_count"`
+	LinkCount   int      `json:"link_count"`
+	// Present is false when the lane produced no document.
+	Present bool `json:"present"`
+}
+
+// FindingKey names a finding for change tracking: code, severity, lane.
+type FindingKey struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Lane     string `json:"lane,omitempty"`
+}
+
+// Summary is what a history entry keeps of its report, to be compared
+// with the next one: derived values only.
+type Summary struct {
+	Status    string       `json:"status"`
+	TextShare *float64     `json:"text_share,omitempty"`
+	LinkShare *float64     `json:"link_share,omitempty"`
+	Plain     LaneSummary  `json:"plain"`
+	Render    LaneSummary  `json:"render"`
+	Findings  []FindingKey `json:"findings"`
+}
+
+// FieldChange is one field of one lane that changed since the previous
+// re-audit.
+type FieldChange struct {
+	Lane   string `json:"lane"`
+	Field  string `json:"field"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// Changes is a re-audit compared with the previous one of the same site.
+type Changes struct {
+	// First is true when there was no previous re-audit to compare with.
+	First    bool          `json:"first"`
+	Fields   []FieldChange `json:"fields"`
+	Appeared []FindingKey  `json:"appeared"`
+	Resolved []FindingKey  `json:"resolved"`
+	// StatusBefore is set when the status changed.
+	StatusBefore    string   `json:"status_before,omitempty"`
+	TextShareBefore *float64 `json:"text_share_before,omitempty"`
+	LinkShareBefore *float64 `json:"link_share_before,omitempty"`
+	// Regression is true on a new critical finding, a share down by more
+	// than 10 points, or the page becoming skipped, blocked or an error;
+	// Reasons says which, in words.
+	Regression bool     `json:"regression"`
+	Reasons    []string `json:"reasons"`
+}
+
+// Summarize keeps what change tracking compares of a report.
+func Summarize(r *audit.Report) Summary {
+	s := Summary{Status: string(r.Status), Findings: []FindingKey{}}
+	if r.Verdict != nil {
+		s.TextShare, s.LinkShare = r.Verdict.TextShare, r.Verdict.LinkShare
+	}
+	s.Plain = laneSummary(r.Lanes.Plain.Page)
+	s.Render = laneSummary(r.Lanes.Render.Page)
+	for _, f := range r.Findings {
+		k := FindingKey{Code: f.Code, Severity: string(f.Severity), Lane: string(f.Lane)}
+		if !slices.Contains(s.Findings, k) {
+			s.Findings = append(s.Findings, k)
+		}
+	}
+	return s
+}
+
+func laneSummary(p *compare.Page) LaneSummary {
+	if p == nil {
+		return LaneSummary{H1: []string{}, JSONLDTypes: []string{}}
+	}
+	robots := p.MetaRobots
+	if len(p.XRobotsTag) > 0 {
+		robots = strings.TrimPrefix(robots+"; X-Robots-Tag: "+strings.Join(p.XRobotsTag, ", "), "; ")
+	}
+	types := slices.Clone(p.JSONLDTypes)
+	slices.Sort(types)
+	return LaneSummary{
+		Title: p.Title, Description: p.MetaDescription, Canonical: p.Canonical, Robots: robots,
+		H1: append([]string{}, p.H1...), JSONLDTypes: append([]string{}, types...),
+		WordCount: p.WordCount, LinkCount: p.LinkCount, Present: true,
+	}
+}
+
+// Compare says what changed from prev (nil: no previous re-audit) to cur.
+func Compare(prev *Summary, cur Summary) Changes {
+	c := Changes{Fields: []FieldChange{}, Appeared: []FindingKey{}, Resolved: []FindingKey{}, Reasons: []string{}}
+	if prev == nil {
+		c.First = true
+		if bad(cur.Status) {
+			c.Regression = true
+			c.Reasons = append(c.Reasons, "the page's re-audit is "+cur.Status)
+		}
+		return c
+	}
+	if prev.Status != cur.Status {
+		c.StatusBefore = prev.Status
+		if bad(cur.Status) && !bad(prev.Status) {
+			c.Regression = true
+			c.Reasons = append(c.Reasons, fmt.Sprintf("the re-audit became %s (it was %s)", cur.Status, prev.Status))
+		}
+	}
+	c.Fields = append(c.Fields, laneChanges("plain", prev.Plain, cur.Plain)...)
+	c.Fields = append(c.Fields, laneChanges("render", prev.Render, cur.Render)...)
+	for _, f := range cur.Findings {
+		if !slices.Contains(prev.Findings, f) {
+			c.Appeared = append(c.Appeared, f)
+			if f.Severity == string(compare.SeverityCritical) {
+				c.Regression = true
+				c.Reasons = append(c.Reasons, "new critical finding "+f.Code)
+			}
+		}
+	}
+	for _, f := range prev.Findings {
+		if !slices.Contains(cur.Findings, f) {
+			c.Resolved = append(c.Resolved, f)
+		}
+	}
+	c.TextShareBefore, c.LinkShareBefore = prev.TextShare, prev.LinkShare
+	if dropped(prev.TextShare, cur.TextShare) {
+		c.Regression = true
+		c.Reasons = append(c.Reasons, fmt.Sprintf("the text share AI crawlers see fell from %s to %s", pct(prev.TextShare), pct(cur.TextShare)))
+	}
+	if dropped(prev.LinkShare, cur.LinkShare) {
+		c.Regression = true
+		c.Reasons = append(c.Reasons, fmt.Sprintf("the link share AI crawlers see fell from %s to %s", pct(prev.LinkShare), pct(cur.LinkShare)))
+	}
+	return c
+}
+
+// bad is a status that counts as a regression when a page reaches it.
+func bad(status string) bool {
+	switch audit.Status(status) {
+	case audit.StatusSkipped, audit.StatusBlocked, audit.StatusError:
+		return true
+	}
+	return false
+}
+
+// dropped reports a share down by more than 10 points.
+func dropped(before, after *float64) bool {
+	return before != nil && after != nil && *before-*after > 0.10+1e-9
+}
+
+func pct(f *float64) string {
+	if f == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%.0f%%", math.Round(*f*100))
+}
+
+// laneChanges lists the fields of one lane that changed; the word count
+// only when it moved by more than 10%.
+func laneChanges(lane string, a, b LaneSummary) []FieldChange {
+	var out []FieldChange
+	add := func(field, x, y string) {
+		if x != y {
+			out = append(out, FieldChange{Lane: lane, Field: field, Before: x, After: y})
+		}
+	}
+	if a.Present != b.Present {
+		add("document", present(a.Present), present(b.Present))
+		return out
+	}
+	add("title", a.Title, b.Title)
+	add("description", a.Description, b.Description)
+	add("canonical", a.Canonical, b.Canonical)
+	add("robots", a.Robots, b.Robots)
+	add("h1", strings.Join(a.H1, " | "), strings.Join(b.H1, " | "))
+	add("json_ld_types", strings.Join(a.JSONLDTypes, ", "), strings.Join(b.JSONLDTypes, ", "))
+	if math.Abs(float64(b.WordCount-a.WordCount)) > 0.10*float64(max(a.WordCount, 1)) {
+		add("word_count", fmt.Sprint(a.WordCount), fmt.Sprint(b.WordCount))
+	}
+	add("link_count", fmt.Sprint(a.LinkCount), fmt.Sprint(b.LinkCount))
+	return out
+}
+
+func present(p bool) string {
+	if p {
+		return "a document"
+	}
+	return "no document"
+}

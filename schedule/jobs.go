@@ -1,0 +1,198 @@
+package schedule
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/records"
+)
+
+// ReauditArgs is one due re-audit of a saved site: unique by site and due
+// time, so each due re-audit is one job whichever instance inserts it.
+type ReauditArgs struct {
+	SiteID  string `json:"site_id" river:"unique"`
+	DueMS   int64  `json:"due_ms" river:"unique"`
+	Trigger string `json:"trigger"`
+}
+
+// Kind is River's name for the job.
+func (ReauditArgs) Kind() string { return "lekta_reaudit" }
+
+// InsertOpts puts re-audits in their own queue, unique by site and due time.
+func (ReauditArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueReaudit, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// planArgs is the leader's periodic job that inserts due re-audits.
+type planArgs struct{}
+
+func (planArgs) Kind() string { return "lekta_plan" }
+
+func (planArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: queueOther, MaxAttempts: 1}
+}
+
+// planWorker inserts each saved site's next re-audit once it falls within
+// two ticks (scheduled at its due time), and, on its first run in this
+// process, the latest one due if it was missed while no instance ran.
+type planWorker struct {
+	river.WorkerDefaults[planArgs]
+	s        *Scheduler
+	caughtUp atomic.Bool
+}
+
+func (w *planWorker) Work(ctx context.Context, _ *river.Job[planArgs]) error {
+	_, err := w.s.Plan(ctx, !w.caughtUp.Load())
+	if err == nil {
+		w.caughtUp.Store(true)
+	}
+	return err
+}
+
+// Plan inserts the due re-audits of every saved site (see planWorker) and
+// returns how many it asked River for; duplicates are River's to drop.
+func (s *Scheduler) Plan(ctx context.Context, catchUp bool) (int, error) {
+	sites, err := s.cfg.Records.AllSites(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("plan re-audits: %w", err)
+	}
+	now := s.cfg.Now()
+	ahead := 2 * s.cfg.Tick
+	var params []river.InsertManyParams
+	for _, site := range sites {
+		sp, err := ParseSpec(site.Schedule, 0)
+		if err != nil {
+			continue // saved before a rule changed: it is refused when edited
+		}
+		if catchUp {
+			prev := sp.Prev(site.ID, now, s.cfg.Window)
+			if !prev.Before(site.CreatedAt) && now.Sub(prev) < min(sp.Interval, 12*time.Hour) {
+				params = append(params, reaudit(site.ID, prev))
+			}
+		}
+		if next := sp.Next(site.ID, now, s.cfg.Window); next.Sub(now) <= ahead {
+			params = append(params, reaudit(site.ID, next))
+		}
+	}
+	total := len(params)
+	for len(params) > 0 {
+		n := min(len(params), 500)
+		if _, err := s.client.InsertMany(ctx, params[:n]); err != nil {
+			return 0, fmt.Errorf("plan re-audits: %w", err)
+		}
+		params = params[n:]
+	}
+	return total, nil
+}
+
+func reaudit(siteID string, due time.Time) river.InsertManyParams {
+	opts := ReauditArgs{}.InsertOpts()
+	opts.ScheduledAt = due
+	return river.InsertManyParams{Args: ReauditArgs{SiteID: siteID, DueMS: due.UnixMilli(), Trigger: string(audit.TriggerScheduled)}, InsertOpts: &opts}
+}
+
+// reauditWorker runs one due re-audit and records it.
+type reauditWorker struct {
+	river.WorkerDefaults[ReauditArgs]
+	s *Scheduler
+}
+
+// Timeout bounds the job, its wait for a renderer included.
+func (w *reauditWorker) Timeout(*river.Job[ReauditArgs]) time.Duration { return w.s.cfg.JobTimeout }
+
+func (w *reauditWorker) Work(ctx context.Context, job *river.Job[ReauditArgs]) error {
+	return w.s.work(ctx, job.Args)
+}
+
+// work runs the re-audit a; an error is River's to retry, JobSnooze puts
+// it off without counting an attempt.
+func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
+	db := s.cfg.Records
+	site, err := db.Site(ctx, a.SiteID)
+	if errors.Is(err, records.ErrNotFound) {
+		return nil // removed since
+	}
+	if err != nil {
+		return err
+	}
+	if m, err := db.Member(ctx, site.MemberID); err != nil || m.Revoked() {
+		return err // a revoked member's sites are not re-audited
+	}
+	due := time.UnixMilli(a.DueMS)
+	id := records.HistoryID(site.ID, due)
+	if done, err := db.HasEntry(ctx, id); err != nil || done {
+		return err // recorded already: a rescued job is not run twice
+	}
+	var prev *Summary
+	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
+		var p Summary
+		if json.Unmarshal(e.Summary, &p) == nil && p.Status != "" {
+			prev = &p
+		}
+	} else if !errors.Is(err, records.ErrNotFound) {
+		return err
+	}
+	trigger := audit.Trigger(a.Trigger)
+	if trigger != audit.TriggerMember {
+		trigger = audit.TriggerScheduled
+	}
+	rep, err := s.runner.Reaudit(ctx, audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID()})
+	switch {
+	case errors.Is(err, ErrBusy):
+		return river.JobSnooze(busySnooze)
+	case ctx.Err() != nil:
+		return river.JobSnooze(0) // stopping: run it at the next start
+	case err != nil && rep == nil:
+		if !errors.Is(err, policy.ErrInvalidURL) && !errors.Is(err, policy.ErrTargetRefused) {
+			// The store did not answer, or a joined audit (of a dead
+			// instance) was abandoned: no run happened, River retries.
+			return fmt.Errorf("re-audit %s: %w", site.ID, err)
+		}
+		rep = &audit.Report{ID: "", Status: audit.StatusError, Reason: err.Error()}
+	case rep.Status == audit.StatusRateLimited:
+		// Not a run: put off until the limiter allows one.
+		return river.JobSnooze(max(time.Duration(rep.RetryAfterS)*time.Second, time.Second))
+	case rep.Joined:
+		// Another job's audit of the same URL answered: this due time
+		// runs on its own later, so each recorded re-audit is one fetch.
+		return river.JobSnooze(busySnooze)
+	case rep.Cached:
+		// The site was not contacted: try again once the result expires.
+		return river.JobSnooze(max(s.cfg.CacheTTL-time.Duration(rep.CacheAgeS)*time.Second, 0) + time.Second)
+	}
+	return s.record(ctx, site, id, due, trigger, rep, prev)
+}
+
+// record stores the history entry of rep and queues the webhook on a regression.
+func (s *Scheduler) record(ctx context.Context, site records.Site, id string, due time.Time, trigger audit.Trigger, rep *audit.Report, prev *Summary) error {
+	sum := Summarize(rep)
+	ch := Compare(prev, sum)
+	e := records.Entry{ID: id, SiteID: site.ID, DueAt: due, RanAt: s.cfg.Now(), Trigger: string(trigger), ReportID: rep.ID,
+		Status: string(rep.Status), TextShare: sum.TextShare, LinkShare: sum.LinkShare, Regression: ch.Regression}
+	if rep.Verdict != nil {
+		e.Critical = rep.Verdict.Critical
+	}
+	if rep.Status == audit.StatusSkipped && rep.Robots != nil && !rep.Robots.Allowed {
+		e.Rule = rep.Robots.Rule
+	}
+	var err error
+	if e.Changes, err = json.Marshal(ch); err != nil {
+		return err
+	}
+	if e.Summary, err = json.Marshal(sum); err != nil {
+		return err
+	}
+	added, err := s.cfg.Records.AddEntry(ctx, e)
+	if err != nil || !added || !ch.Regression || site.WebhookURL == "" {
+		return err
+	}
+	return s.queueWebhook(ctx, site, e, ch)
+}
