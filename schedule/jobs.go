@@ -157,6 +157,10 @@ func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
 			return fmt.Errorf("re-audit %s: %w", site.ID, err)
 		}
 		rep = &audit.Report{ID: "", Status: audit.StatusError, Reason: err.Error()}
+	case rep.Status == audit.StatusCancelled:
+		// The service was shutting down before or while it ran: not a
+		// run; it runs again at the next start.
+		return river.JobSnooze(0)
 	case rep.Status == audit.StatusRateLimited:
 		// Not a run: put off until the limiter allows one.
 		return river.JobSnooze(max(time.Duration(rep.RetryAfterS)*time.Second, time.Second))
