@@ -96,6 +96,16 @@ func TestMultiProcessReaudits(t *testing.T) {
 				plain++
 			}
 		}
+		// Each audit starts by reading robots.txt, just after its start
+		// was charged: at --rate 1/1s no two reads of one host come
+		// closer than the window, less the charge-to-request delay.
+		starts := site.HitsOf(host, "/robots.txt")
+		slices.SortFunc(starts, func(a, b testsite.Hit) int { return a.Start.Compare(b.Start) })
+		for i := 1; i < len(starts); i++ {
+			if gap := starts[i].Start.Sub(starts[i-1].Start); gap < time.Second-chargeToRequest {
+				t.Errorf("%s: audits started %v apart at the site (robots.txt reads %d and %d), the window is 1 s", host, gap, i-1, i)
+			}
+		}
 	}
 	if plain < entries || plain > entries+1 {
 		t.Errorf("the sites saw %d plain page requests for %d recorded re-audits (one killed run may lack its entry)", plain, entries)
@@ -116,6 +126,10 @@ func TestMultiProcessReaudits(t *testing.T) {
 	}
 	t.Logf("3 instances, 12 sites on 4 hosts: %d re-audits recorded, %d plain page requests, %d job(s) of the killed instance still running", entries, plain, running)
 }
+
+// chargeToRequest bounds, for the window checks made at the site, the time
+// between an audit's charge in the store and its robots.txt request.
+const chargeToRequest = 500 * time.Millisecond
 
 // jobsOf lists River's jobs of a site: state, attempt, scheduled time.
 func jobsOf(t *testing.T, dbURL, siteID string) string {
