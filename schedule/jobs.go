@@ -109,7 +109,21 @@ type reauditWorker struct {
 func (w *reauditWorker) Timeout(*river.Job[ReauditArgs]) time.Duration { return w.s.cfg.JobTimeout }
 
 func (w *reauditWorker) Work(ctx context.Context, job *river.Job[ReauditArgs]) error {
+	if job.AttemptedAt != nil {
+		ctx = context.WithValue(ctx, claimedKey{}, *job.AttemptedAt)
+	}
 	return w.s.work(ctx, job.Args)
+}
+
+// claimedKey keys the time River claimed a re-audit job in its context.
+type claimedKey struct{}
+
+// ClaimedAt is when River claimed the re-audit job whose context ctx is
+// (the job's attempted_at), for measuring what the scheduler adds before
+// Runner.Reaudit starts; false outside a re-audit job.
+func ClaimedAt(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(claimedKey{}).(time.Time)
+	return t, ok
 }
 
 // work runs the re-audit a; an error is River's to retry, JobSnooze puts
