@@ -17,6 +17,23 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
+// openBenchDB opens a fresh records database of engine ("sqlite" in a
+// temporary data dir, or "postgres" in a throw-away cluster) with its
+// configuration; it is closed when tb ends.
+func openBenchDB(tb testing.TB, engine string) (*records.DB, records.Config) {
+	tb.Helper()
+	rc := records.Config{DataDir: tb.TempDir()}
+	if engine == "postgres" {
+		rc = records.Config{DatabaseURL: pgtest.Database(tb)}
+	}
+	db, err := records.Open(context.Background(), rc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	return db, rc
+}
+
 // seedSites stores n daily sites of one member in one transaction.
 func seedSites(tb testing.TB, db *records.DB, n int) {
 	tb.Helper()
@@ -51,15 +68,7 @@ func BenchmarkEnqueue10000(b *testing.B) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		b.Run(engine, func(b *testing.B) {
 			ctx := context.Background()
-			rc := records.Config{DataDir: b.TempDir()}
-			if engine == "postgres" {
-				rc = records.Config{DatabaseURL: pgtest.Database(b)}
-			}
-			db, err := records.Open(ctx, rc)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
+			db, rc := openBenchDB(b, engine)
 			seedSites(b, db, 10000)
 			g, _ := policy.NewGuard(policy.GuardConfig{})
 			day := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -105,15 +114,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		b.Run(engine, func(b *testing.B) {
 			ctx := context.Background()
-			rc := records.Config{DataDir: b.TempDir()}
-			if engine == "postgres" {
-				rc = records.Config{DatabaseURL: pgtest.Database(b)}
-			}
-			db, err := records.Open(ctx, rc)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
+			db, rc := openBenchDB(b, engine)
 			const sites = 50
 			seedSites(b, db, sites)
 			g, _ := policy.NewGuard(policy.GuardConfig{})
