@@ -33,8 +33,12 @@ var ErrBusy = errors.New("every renderer is busy with public audits")
 // Runner runs one re-audit on the service's renderers and per-host limits;
 // the server implements it. It returns ErrBusy when public audits hold
 // every renderer.
+// StoredReport returns a stored report by id (audit.ErrNotFound once it
+// expired): a scheduled re-audit reuses the previous one's plain extract
+// when the site answers 304 Not Modified.
 type Runner interface {
 	Reaudit(ctx context.Context, req audit.Request) (*audit.Report, error)
+	StoredReport(ctx context.Context, id string) (*audit.Report, error)
 }
 
 // Defaults of Config.

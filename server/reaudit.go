@@ -66,3 +66,9 @@ func outcomeOf(rep *audit.Report) string {
 	}
 	return outcomeCached
 }
+
+// StoredReport returns a stored report (audit.ErrNotFound once it expired),
+// for a scheduled re-audit's conditional fetch.
+func (s *Server) StoredReport(ctx context.Context, id string) (*audit.Report, error) {
+	return s.cfg.Auditor.Report(ctx, id)
+}
