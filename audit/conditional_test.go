@@ -52,3 +52,26 @@ func TestNotModifiedReuse(t *testing.T) {
 		t.Fatalf("text report does not say the previous extract was reused:\n%s", buf.String())
 	}
 }
+
+// TestNotModifiedMatchesOpenAPI: a report whose plain lane was not
+// modified matches openapi.json (not_modified is documented).
+func TestNotModifiedMatchesOpenAPI(t *testing.T) {
+	for name, b := range goldenReports(t) {
+		r, err := Decode(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r.Lanes.Plain.NotModified, r.Lanes.Plain.HTTPStatus = true, http.StatusNotModified
+		out, err := r.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out, []byte(`"not_modified": true`)) {
+			t.Fatalf("%s: not_modified not encoded", name)
+		}
+		if err := validateReport(t, out); err != nil {
+			t.Fatalf("%s with not_modified does not match openapi.json: %v", name, err)
+		}
+		return // one report is enough
+	}
+}
