@@ -211,10 +211,11 @@ func (s *Scheduler) record(ctx context.Context, site records.Site, id string, du
 // previous entry e kept validators and its report, whose plain extract a
 // 304 answer reuses, is still stored; otherwise the fetch is unconditional.
 func (s *Scheduler) conditional(ctx context.Context, site records.Site, e records.Entry, req *audit.Request) {
-	if e.ReportID == "" || (e.ETag == "" && e.LastModified == "") {
+	rr, ok := s.runner.(ReportReader)
+	if !ok || e.ReportID == "" || (e.ETag == "" && e.LastModified == "") {
 		return
 	}
-	rep, err := s.runner.StoredReport(ctx, e.ReportID)
+	rep, err := rr.StoredReport(ctx, e.ReportID)
 	if err != nil {
 		if !errors.Is(err, audit.ErrNotFound) {
 			s.cfg.Logger.Warn("previous report of a re-audit", "site", site.ID, "report", e.ReportID, "err", err)

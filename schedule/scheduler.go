@@ -33,11 +33,15 @@ var ErrBusy = errors.New("every renderer is busy with public audits")
 // Runner runs one re-audit on the service's renderers and per-host limits;
 // the server implements it. It returns ErrBusy when public audits hold
 // every renderer.
-// StoredReport returns a stored report by id (audit.ErrNotFound once it
-// expired): a scheduled re-audit reuses the previous one's plain extract
-// when the site answers 304 Not Modified.
 type Runner interface {
 	Reaudit(ctx context.Context, req audit.Request) (*audit.Report, error)
+}
+
+// ReportReader is a Runner that also returns stored reports by id
+// (audit.ErrNotFound once expired): with it, a scheduled re-audit fetches
+// conditionally and reuses the previous report's plain extract when the
+// site answers 304 Not Modified. A Runner without it fetches unconditionally.
+type ReportReader interface {
 	StoredReport(ctx context.Context, id string) (*audit.Report, error)
 }
 

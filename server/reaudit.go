@@ -7,7 +7,10 @@ import (
 	"lekta.dev/lekta/schedule"
 )
 
-var _ schedule.Runner = (*Server)(nil)
+var (
+	_ schedule.Runner       = (*Server)(nil)
+	_ schedule.ReportReader = (*Server)(nil)
+)
 
 // Reaudit runs a scheduled or member-triggered re-audit on the server's
 // renderers and per-host limits, the way a submission does, and waits for
