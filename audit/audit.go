@@ -90,6 +90,13 @@ type Request struct {
 	// for a caller that runs it at once (the CLI). Without it Submit only
 	// peeks, and Finish admits when the audit really starts (a queue).
 	Start bool
+	// Validators and Previous make the plain lane a conditional GET (the
+	// scheduler sets them on a scheduled re-audit): the validators of the
+	// previous plain response are sent, and a 304 answer reuses Previous,
+	// that response's plain lane (derived fields only). Validators are not
+	// sent without Previous.
+	Validators plainget.Validators
+	Previous   *LaneReport
 }
 
 // New returns an Auditor; Guard and Renderer are required.
@@ -172,7 +179,7 @@ func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
 	compared := false
 	if page, ok := a.robotsAllow(ctx, book, target, r); ok {
 		a.step(t, StepPlain)
-		plain := a.plainLane(ctx, target, reqs.transportFor(tr, verify.LanePlain), book, &r.Lanes.Plain)
+		plain := a.plainLane(ctx, target, reqs.transportFor(tr, verify.LanePlain), book, t.cond, &r.Lanes.Plain)
 		a.step(t, StepRender)
 		rendered := a.renderLane(ctx, target, book, page, reqs, &r.Lanes.Render)
 		a.step(t, StepCompare)
@@ -227,8 +234,9 @@ func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url
 	return d, false
 }
 
-// plainLane runs the plain GET with its share of the deadline.
-func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundTripper, book *robotsBook, lr *LaneReport) *compare.Observed {
+// plainLane runs the plain GET with its share of the deadline, a
+// conditional one when cond has a previous response to reuse.
+func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundTripper, book *robotsBook, cond conditional, lr *LaneReport) *compare.Observed {
 	share := time.Duration(float64(remaining(ctx, a.cfg.Timeout)) * plainShare)
 	ctx, cancel := context.WithTimeout(ctx, min(share, maxPlain))
 	defer cancel()
@@ -244,9 +252,15 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundT
 		},
 		Now: a.cfg.Now,
 	}
+	if cond.previous != nil {
+		cfg.Validators = cond.validators
+	}
 	start := a.cfg.Now()
 	snap, err := plainget.Fetch(ctx, cfg, target)
 	fillLane(ctx, lr, snap, err, a.cfg.Now().Sub(start))
+	if err == nil && snap.Status == http.StatusNotModified && cond.previous != nil {
+		return cond.reuse(snap, lr)
+	}
 	return a.observe(snap, err)
 }
 

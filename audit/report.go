@@ -142,6 +142,10 @@ type LaneReport struct {
 	CutByDeadline bool `json:"cut_by_deadline,omitempty"`
 	// Page is the extract; nil when the lane produced no HTML document.
 	Page *compare.Page `json:"page"`
+	// NotModified: the plain lane's conditional GET was answered 304, so
+	// Page, ContentType and FinalURL are the previous re-audit's (plain
+	// lane only).
+	NotModified bool `json:"not_modified,omitempty"`
 }
 
 // RenderLaneReport adds what only the render lane knows.

@@ -50,6 +50,8 @@ type Ticket struct {
 	// pending is set when Submit only peeked: Finish admits at the start.
 	pending bool
 	done    bool
+	// cond is the request's conditional re-fetch, if any.
+	cond conditional
 }
 
 // Ready returns the report when the ticket was answered at once (from the
@@ -71,7 +73,8 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Ticket{ID: req.ID, URL: target.String(), Trigger: req.Trigger, target: target}
+	t := &Ticket{ID: req.ID, URL: target.String(), Trigger: req.Trigger, target: target,
+		cond: conditional{validators: req.Validators, previous: req.Previous}}
 	if t.ID == "" {
 		t.ID = a.cfg.NewID()
 	}

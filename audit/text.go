@@ -289,6 +289,9 @@ func (p *printer) lane(name string, l *LaneReport) {
 	for _, h := range l.Redirects {
 		p.para(in, fmt.Sprintf("redirect %d %s → %s", h.Status, h.URL, h.Location))
 	}
+	if l.NotModified {
+		p.para(in, "not modified (304): the previous extract was reused")
+	}
 	if l.Error != "" {
 		p.para(in+"error: ", l.Error)
 	}

@@ -50,6 +50,38 @@ type Config struct {
 	CheckHop func(ctx context.Context, next *url.URL) error
 	// Now is the clock for timings; default time.Now.
 	Now func() time.Time
+	// Validators are sent on the first request only (never on a redirect
+	// hop) to fetch conditionally: a 304 answer then ends the lane with
+	// Status 304 and no body. A validator with a control byte or longer
+	// than MaxValidator is not sent.
+	Validators Validators
+}
+
+// MaxValidator is the longest validator the lane sends.
+const MaxValidator = 1 << 10
+
+// Validators are a previous response's validators for a conditional GET.
+type Validators struct {
+	// ETag goes in If-None-Match, LastModified in If-Modified-Since.
+	ETag         string
+	LastModified string
+}
+
+// header sets the conditional request headers of the usable validators.
+func (v Validators) header(h http.Header) {
+	if usableValidator(v.ETag) {
+		h.Set("If-None-Match", v.ETag)
+	}
+	if usableValidator(v.LastModified) {
+		h.Set("If-Modified-Since", v.LastModified)
+	}
+}
+
+// usableValidator reports whether v may be sent: not empty, at most
+// MaxValidator bytes, no control byte.
+func usableValidator(v string) bool {
+	return v != "" && len(v) <= MaxValidator &&
+		!strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f })
 }
 
 // keptHeaders are the response headers a Snapshot keeps.
@@ -156,6 +188,9 @@ func get(ctx context.Context, cfg Config, u *url.URL, snap *compare.Snapshot, fi
 	req.Header.Set("User-Agent", cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
 	req.Header.Set("Accept-Encoding", "gzip, deflate, br")
+	if first {
+		cfg.Validators.header(req.Header)
+	}
 	resp, err := cfg.Transport.RoundTrip(req)
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", u, err)

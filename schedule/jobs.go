@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/plainget"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 )
@@ -145,20 +146,24 @@ func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
 	if done, err := db.HasEntry(ctx, id); err != nil || done {
 		return err // recorded already: a rescued job is not run twice
 	}
+	trigger := audit.Trigger(a.Trigger)
+	if trigger != audit.TriggerMember {
+		trigger = audit.TriggerScheduled
+	}
+	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID()}
 	var prev *Summary
 	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
 		var p Summary
 		if json.Unmarshal(e.Summary, &p) == nil && p.Status != "" {
 			prev = &p
 		}
+		if trigger == audit.TriggerScheduled {
+			s.conditional(ctx, site, e, &req)
+		}
 	} else if !errors.Is(err, records.ErrNotFound) {
 		return err
 	}
-	trigger := audit.Trigger(a.Trigger)
-	if trigger != audit.TriggerMember {
-		trigger = audit.TriggerScheduled
-	}
-	rep, err := s.runner.Reaudit(ctx, audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID()})
+	rep, err := s.runner.Reaudit(ctx, req)
 	switch {
 	case errors.Is(err, ErrBusy):
 		return river.JobSnooze(busySnooze)
@@ -201,6 +206,7 @@ func (s *Scheduler) record(ctx context.Context, site records.Site, id string, du
 	if rep.Status == audit.StatusSkipped && rep.Robots != nil && !rep.Robots.Allowed {
 		e.Rule = rep.Robots.Rule
 	}
+	e.ETag, e.LastModified = validators(&rep.Lanes.Plain)
 	var err error
 	if e.Changes, err = json.Marshal(ch); err != nil {
 		return err
@@ -213,4 +219,42 @@ func (s *Scheduler) record(ctx context.Context, site records.Site, id string, du
 		return err
 	}
 	return s.queueWebhook(ctx, site, e, ch)
+}
+
+// conditional makes req a conditional re-fetch of the plain lane when the
+// previous entry e kept validators and its report, whose plain extract a
+// 304 answer reuses, is still stored; otherwise the fetch is unconditional.
+func (s *Scheduler) conditional(ctx context.Context, site records.Site, e records.Entry, req *audit.Request) {
+	rr, ok := s.runner.(ReportReader)
+	if !ok || e.ReportID == "" || (e.ETag == "" && e.LastModified == "") {
+		return
+	}
+	rep, err := rr.StoredReport(ctx, e.ReportID)
+	if err != nil {
+		if !errors.Is(err, audit.ErrNotFound) {
+			s.cfg.Logger.Warn("previous report of a re-audit", "site", site.ID, "report", e.ReportID, "err", err)
+		}
+		return
+	}
+	pl := rep.Lanes.Plain
+	if pl.Outcome != audit.OutcomeOK || pl.Page == nil || rep.URL != site.URL {
+		return
+	}
+	req.Validators = plainget.Validators{ETag: e.ETag, LastModified: e.LastModified}
+	req.Previous = &pl
+}
+
+// validators are the ETag and Last-Modified of a plain lane's response, for
+// the next re-audit's conditional fetch; none when the lane did not finish.
+func validators(pl *audit.LaneReport) (etag, lastModified string) {
+	if pl.Outcome != audit.OutcomeOK {
+		return "", ""
+	}
+	first := func(k string) string {
+		if v := pl.Headers.Values(k); len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	return first("Etag"), first("Last-Modified")
 }

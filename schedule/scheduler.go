@@ -37,6 +37,14 @@ type Runner interface {
 	Reaudit(ctx context.Context, req audit.Request) (*audit.Report, error)
 }
 
+// ReportReader is a Runner that also returns stored reports by id
+// (audit.ErrNotFound once expired): with it, a scheduled re-audit fetches
+// conditionally and reuses the previous report's plain extract when the
+// site answers 304 Not Modified. A Runner without it fetches unconditionally.
+type ReportReader interface {
+	StoredReport(ctx context.Context, id string) (*audit.Report, error)
+}
+
 // Defaults of Config.
 const (
 	DefaultWorkers     = 1

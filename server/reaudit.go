@@ -7,7 +7,10 @@ import (
 	"lekta.dev/lekta/schedule"
 )
 
-var _ schedule.Runner = (*Server)(nil)
+var (
+	_ schedule.Runner       = (*Server)(nil)
+	_ schedule.ReportReader = (*Server)(nil)
+)
 
 // Reaudit runs a scheduled or member-triggered re-audit on the server's
 // renderers and per-host limits, the way a submission does, and waits for
@@ -65,4 +68,10 @@ func outcomeOf(rep *audit.Report) string {
 		return outcomeRateLimited
 	}
 	return outcomeCached
+}
+
+// StoredReport returns a stored report (audit.ErrNotFound once it expired),
+// for a scheduled re-audit's conditional fetch.
+func (s *Server) StoredReport(ctx context.Context, id string) (*audit.Report, error) {
+	return s.cfg.Auditor.Report(ctx, id)
 }

@@ -279,6 +279,9 @@ func laneRows(r *audit.Report) []laneRow {
 		if l.HTTPStatus == 0 {
 			return "no response"
 		}
+		if l.NotModified {
+			return strconv.Itoa(l.HTTPStatus) + " (not modified: the previous extract was reused)"
+		}
 		return strconv.Itoa(l.HTTPStatus)
 	}
 	outcome := func(l *audit.LaneReport) string {

@@ -87,3 +87,19 @@ func TestNumbersAgree(t *testing.T) {
 		t.Errorf("page lane rows %q lack the size and the first byte as the text report writes them", sizes)
 	}
 }
+
+// TestLaneRowsNotModified: the report page says a 304 reused the previous extract.
+func TestLaneRowsNotModified(t *testing.T) {
+	r := &audit.Report{}
+	r.Lanes.Plain = audit.LaneReport{Outcome: audit.OutcomeOK, HTTPStatus: 304, NotModified: true}
+	r.Lanes.Render.LaneReport = audit.LaneReport{Outcome: audit.OutcomeOK, HTTPStatus: 200}
+	for _, row := range laneRows(r) {
+		if row.Label == "HTTP status" {
+			if !strings.Contains(row.Plain, "previous extract was reused") || row.Render != "200" {
+				t.Fatalf("HTTP status row %+v", row)
+			}
+			return
+		}
+	}
+	t.Fatal("no HTTP status row")
+}

@@ -38,6 +38,9 @@ type Hit struct {
 	Path      string // path and query as sent
 	UserAgent string
 	Referer   string
+	// IfNoneMatch and IfModifiedSince are the request's validators.
+	IfNoneMatch     string
+	IfModifiedSince string
 	// Remote is the client's address and port: the connection's other end.
 	Remote netip.AddrPort
 	// Status and Bytes are what the site answered (Bytes: body bytes written).
@@ -152,8 +155,38 @@ func New() *Site {
 		}
 		http.Redirect(w, r, target, http.StatusFound)
 	}))
+	s.mux.Handle("/kettle.html", http.HandlerFunc(serveKettle))
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// KettleETag is the ETag of /kettle.html, which answers 304 Not Modified
+// to a request whose If-None-Match carries it.
+const KettleETag = `"kettle-v1"`
+
+// kettlePage is /kettle.html: the same text and links with or without scripts.
+const kettlePage = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>The copper kettle</title><meta name="description" content="A kettle that keeps its shine."></head>
+<body><h1>The copper kettle</h1>
+<p>Our copper kettle boils a litre of water in four minutes and keeps its shine for years.</p>
+<p>It whistles when the water is ready, and the handle stays cool.</p>
+<a href="/index.html">Home</a> <a href="/links-added.html">More kettles</a>
+</body></html>`
+
+// serveKettle answers /kettle.html with KettleETag, or 304 to a matching
+// If-None-Match (RFC 9110, 13.1.2).
+func serveKettle(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("ETag", KettleETag)
+	w.Header().Set("Last-Modified", "Tue, 01 Dec 2026 08:00:00 GMT")
+	w.Header().Set("Cache-Control", "no-cache")
+	for _, tag := range strings.Split(r.Header.Get("If-None-Match"), ",") {
+		if strings.TrimSpace(tag) == KettleETag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	io.WriteString(w, kettlePage)
 }
 
 // Handle adds a handler for pattern (http.ServeMux syntax, host-less).
@@ -172,7 +205,8 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	hit := Hit{Method: r.Method, Host: host, Path: r.RequestURI, UserAgent: r.UserAgent(), Referer: r.Referer(), Start: time.Now()}
+	hit := Hit{Method: r.Method, Host: host, Path: r.RequestURI, UserAgent: r.UserAgent(), Referer: r.Referer(), Start: time.Now(),
+		IfNoneMatch: r.Header.Get("If-None-Match"), IfModifiedSince: r.Header.Get("If-Modified-Since")}
 	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
 		hit.Remote = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 	}
