@@ -66,6 +66,10 @@ const (
 	starvationTasks = 200
 	// probeTimeout bounds one state read or frame of the rule.
 	probeTimeout = 2 * time.Second
+	// clockLead is how far ahead of the wall clock page time starts, so
+	// that Date.now never goes back from what the page read before its
+	// first grant (a race seen under load: 24 ms back).
+	clockLead = time.Second
 	// frameNudge is how long a frame may keep the rule waiting before a
 	// little page time is granted to let it come.
 	frameNudge = 250 * time.Millisecond
@@ -366,8 +370,10 @@ func (a *audit) setPageTime(ctx context.Context, d time.Duration, first, streams
 		Policy: policy, Budget: &ms, MaxVirtualTimeTaskStarvationCount: starvationTasks,
 	}
 	if first {
-		// Page time starts at the wall clock's now and only moves forward.
-		p.InitialVirtualTime = cdp.TimeSinceEpoch(float64(time.Now().UnixMilli()) / 1000)
+		// Page time starts a little after the wall clock's now and only
+		// moves forward: the page's scripts may already have read the
+		// real clock between this line and the policy taking effect.
+		p.InitialVirtualTime = cdp.TimeSinceEpoch(float64(time.Now().Add(clockLead).UnixMilli()) / 1000)
 	}
 	if _, err := cdp.Call(ctx, a.t.target, emulation.SetVirtualTimePolicy, p); err != nil {
 		return fmt.Errorf("grant page time: %w", err)
