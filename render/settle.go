@@ -244,14 +244,22 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 		}
 		changed := false
 		if st.needsFrame(prev) {
-			if err := a.renderFrame(ctx); err != nil {
+			err := a.renderFrame(ctx)
+			switch {
+			case err == nil:
+				after, err := a.pageState(ctx)
+				if err != nil {
+					return a.cut(err)
+				}
+				changed, st = after.changedSince(st), after
+			case ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded):
 				return a.cut(err)
+			default:
+				// The frame did not come within probeTimeout (seen with
+				// several renders at once): go on without it rather than
+				// end the render; the budget still bounds the page.
+				a.b.log.Debug("frame held back", "url", a.req.URL)
 			}
-			after, err := a.pageState(ctx)
-			if err != nil {
-				return a.cut(err)
-			}
-			changed, st = after.changedSince(st), after
 		}
 		quiet := !changed && !st.scheduled(end) && a.net.quiet()
 		if quiet {
