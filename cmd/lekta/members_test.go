@@ -17,6 +17,18 @@ func members(t *testing.T, dir string, args ...string) (int, string, string) {
 	return exitCode(err, &stderr), stdout.String(), stderr.String()
 }
 
+// mustMemberKey adds a member to the data dir and returns the API key
+// `lekta members add` prints alone on its first line.
+func mustMemberKey(t *testing.T, dir string) string {
+	t.Helper()
+	code, out, errOut := members(t, dir, "add", "ana@example.com")
+	if code != exitOK {
+		t.Fatalf("members add: exit %d, %s", code, errOut)
+	}
+	key, _, _ := strings.Cut(out, "\n")
+	return key
+}
+
 func TestMembersCommand(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := members(t, dir, "add", "ana@example.com")

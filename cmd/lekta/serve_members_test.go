@@ -20,11 +20,7 @@ import (
 func TestServeMembers(t *testing.T) {
 	site := testsite.Start(t)
 	dir := t.TempDir()
-	code, out, errOut := members(t, dir, "add", "ana@example.com")
-	if code != exitOK {
-		t.Fatalf("members add: %d %s", code, errOut)
-	}
-	key, _, _ := strings.Cut(out, "\n")
+	key := mustMemberKey(t, dir)
 	s := startServe(t, site, []string{"shop.example"}, "--data-dir", dir, "--rate", "1/2s", "--cache-ttl", "1s",
 		"--reaudit-min-interval", "2s", "--reaudit-window", "02:00-04:30", "--reaudit-timezone", "Europe/Berlin")
 	do := func(method, path, body string) (int, []byte) {

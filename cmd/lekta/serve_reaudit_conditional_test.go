@@ -24,11 +24,7 @@ func TestServeReauditConditional(t *testing.T) {
 	h := newLektaHarness(t, chromium)
 	site := testsite.Start(t)
 	dir := t.TempDir()
-	code, out, errOut := members(t, dir, "add", "ana@example.com")
-	if code != exitOK {
-		t.Fatalf("members add: %s", errOut)
-	}
-	key, _, _ := strings.Cut(out, "\n")
+	key := mustMemberKey(t, dir)
 	auth := map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}
 	s := startServeProc(t, h, restartArgs(site, dir, "--rate", "100/1m", "--timeout", "20s", "--cache-ttl", "1ms",
 		"--reaudit-min-interval", "3s")...)

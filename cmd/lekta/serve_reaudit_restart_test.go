@@ -26,11 +26,7 @@ func TestReauditRescuedAfterKill(t *testing.T) {
 	h := newLektaHarness(t, chromium)
 	site := testsite.Start(t)
 	dir := t.TempDir()
-	code, out, errOut := members(t, dir, "add", "ana@example.com")
-	if code != exitOK {
-		t.Fatalf("members add: %s", errOut)
-	}
-	key, _, _ := strings.Cut(out, "\n")
+	key := mustMemberKey(t, dir)
 	args := restartArgs(site, dir, "--rate", "100/1m", "--timeout", "5s", "--cache-ttl", "1ms",
 		"--reaudit-min-interval", "4s", "--reaudit-rescue-after", "8s")
 	entered, release := site.Hold(t, "/held.html")
