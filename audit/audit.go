@@ -87,9 +87,19 @@ type Request struct {
 	// ID, when set, is the report id to use (the server makes it before queueing).
 	ID string
 	// Start admits the audit at Submit, charging the host's windows then:
-	// for a caller that runs it at once (the CLI). Without it Submit only
-	// peeks, and Finish admits when the audit really starts (a queue).
+	// for a caller that runs it at once (the CLI). Without it Submit
+	// reserves a start for a queued audit, and Run admits it when it
+	// really starts.
 	Start bool
+	// Within is the longest wait for a queued audit's start its submitter
+	// accepts (Submit without Start): a later start is refused as rate
+	// limited. Zero: the hard limit plus a minute.
+	Within time.Duration
+	// OnStart, when set, is called once the audit is admitted, before any
+	// request to the site (a queue records there that it started, so that
+	// a job whose instance died is never run twice). An error ends the
+	// audit with status error, nothing fetched.
+	OnStart func(ctx context.Context) error
 	// Validators and Previous make the plain lane a conditional GET (the
 	// scheduler sets them on a scheduled re-audit): the validators of the
 	// previous plain response are sent, and a 304 answer reuses Previous,

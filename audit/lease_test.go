@@ -137,7 +137,7 @@ func TestLeaseLivesAsLongAsItsAudit(t *testing.T) {
 	}
 	// Its lease frees the host one TTL after its last heartbeat.
 	clock.Set(last.Sub(storeT0) + ttl - time.Millisecond)
-	if a, err := mem.Peek(context.Background(), "http://shop.example/index.html"); err != nil || a.Decision != cache.Refused || a.RetryAfter != time.Millisecond {
+	if a, err := mem.Admit(context.Background(), "http://shop.example/index.html", "probe"); err != nil || a.Decision != cache.Refused || a.RetryAfter != time.Millisecond {
 		t.Fatalf("1 ms before the dead lease lapses: %+v, %v; want refused for 1ms", a, err)
 	}
 	clock.Set(last.Sub(storeT0) + ttl)

@@ -11,12 +11,13 @@ import (
 // slow store must not hold up an audit for it.
 const progressTimeout = time.Second
 
-// Queued records in the shared store that t waits in a queue at position
-// (1 is next), so that every instance can answer for it. Call it after
-// Submit for a ticket that is not Ready or Joined. Errors wrap
+// Queued records in the shared store that t waits in the queue at
+// position (1 is next) until t.StartsAt, so that every instance can answer
+// for it. Call it after Submit for a Reserved ticket. Errors wrap
 // ErrUnavailable; the audit may go ahead without the entry.
 func (a *Auditor) Queued(ctx context.Context, t *Ticket, position int) error {
-	err := a.cfg.Store.SetProgress(ctx, cache.Progress{ID: t.ID, URL: t.URL, Status: cache.ProgressQueued, Position: position})
+	err := a.cfg.Store.SetProgress(ctx, cache.Progress{ID: t.ID, URL: t.URL, Status: cache.ProgressQueued,
+		Position: position, StartsAt: t.StartsAt})
 	if err != nil {
 		return unavailable(err)
 	}

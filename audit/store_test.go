@@ -390,13 +390,14 @@ func TestStoreRedisFailure(t *testing.T) {
 	})
 }
 
-// eventuallySubmit retries Submit while the store is still unavailable (a
-// restarted Redis takes a moment, and go-redis backs off dialling).
+// eventuallySubmit retries Submit (admitting at once, for Finish) while the
+// store is still unavailable (a restarted Redis takes a moment, and
+// go-redis backs off dialling).
 func eventuallySubmit(tb testing.TB, a *Auditor, rawURL string) *Ticket {
 	tb.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		tk, err := a.Submit(context.Background(), Request{URL: rawURL, Trigger: TriggerAPI})
+		tk, err := a.Submit(context.Background(), Request{URL: rawURL, Trigger: TriggerAPI, Start: true})
 		if err == nil {
 			return tk
 		}

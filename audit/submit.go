@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,9 +48,12 @@ type Ticket struct {
 	onStep  func(Step)
 	// joined is set when the same URL is already running under ID.
 	joined bool
-	// pending is set when Submit only peeked: Finish admits at the start.
-	pending bool
-	done    bool
+	// StartsAt is set when Submit reserved a start for a queued audit: the
+	// caller queues it for then and calls Run with the same id.
+	StartsAt time.Time
+	done     bool
+	// onStart is Request.OnStart.
+	onStart func(ctx context.Context) error
 	// cond is the request's conditional re-fetch, if any.
 	cond conditional
 }
@@ -61,30 +65,33 @@ func (t *Ticket) Ready() *Report { return t.ready }
 // Joined reports whether Finish will wait for an audit already running.
 func (t *Ticket) Joined() bool { return t.joined }
 
+// Reserved reports whether Submit reserved a start for a queued audit
+// (Ticket.StartsAt): the caller queues it and Run starts it.
+func (t *Ticket) Reserved() bool { return !t.StartsAt.IsZero() }
+
 // Submit validates the target and asks the store for a decision, without
 // contacting the site: a cached report and a rate-limited refusal come back
-// Ready; otherwise Finish runs or joins the audit. Unless req.Start is set,
-// the decision is a peek that charges nothing: Finish makes the one atomic
-// admission when the audit starts, so a queued audit is charged when a
-// renderer takes it, never before. Errors: policy.ErrInvalidURL,
-// policy.ErrTargetRefused, ErrUnavailable.
+// Ready; a URL already running comes back Joined. With req.Start the
+// decision is the one atomic admission (the command line runs the audit at
+// once, with Finish); otherwise it is a reservation for a queued audit
+// (req.Within bounds the wait for its start), charged nothing until Run
+// admits it: the ticket is Reserved with the start it was promised, or
+// Ready with a rate-limited report when that start is further away than
+// req.Within. Errors: policy.ErrInvalidURL, policy.ErrTargetRefused,
+// ErrUnavailable.
 func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
-	target, err := a.cfg.Guard.ParseTarget(req.URL)
+	t, err := a.ticket(req)
 	if err != nil {
 		return nil, err
 	}
-	t := &Ticket{ID: req.ID, URL: target.String(), Trigger: req.Trigger, target: target,
-		cond: conditional{validators: req.Validators, previous: req.Previous}}
-	if t.ID == "" {
-		t.ID = a.cfg.NewID()
-	}
-	// Admit and Peek answer a fresh cached result first, without charging
-	// the limiter, so one store round trip decides every submission.
+	// Admit and Reserve answer a fresh cached result first, without
+	// charging the limiter, so one store round trip decides every
+	// submission.
 	var adm cache.Admission
 	if req.Start {
 		adm, err = a.cfg.Store.Admit(ctx, t.URL, t.ID)
 	} else {
-		adm, err = a.cfg.Store.Peek(ctx, t.URL)
+		adm, err = a.cfg.Store.Reserve(ctx, t.URL, t.ID, cmp.Or(req.Within, a.cfg.Timeout+time.Minute))
 	}
 	if err != nil {
 		return nil, unavailable(err)
@@ -97,25 +104,145 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	case cache.Refused:
 		t.ready = a.refusedReport(t, adm)
 	case cache.Admitted:
-		if req.Start {
-			t.lease = &adm.Lease
-		} else {
-			t.pending = true
-		}
+		t.lease = &adm.Lease
+	case cache.Reserved:
+		t.StartsAt = adm.StartsAt
 	default:
 		err = fmt.Errorf("submit: store answered %v", adm.Decision)
 	}
 	return t, err
 }
 
+// ticket validates req's target and makes its ticket.
+func (a *Auditor) ticket(req Request) (*Ticket, error) {
+	target, err := a.cfg.Guard.ParseTarget(req.URL)
+	if err != nil {
+		return nil, err
+	}
+	t := &Ticket{ID: req.ID, URL: target.String(), Trigger: req.Trigger, target: target,
+		cond: conditional{validators: req.Validators, previous: req.Previous}, onStart: req.OnStart}
+	if t.ID == "" {
+		t.ID = a.cfg.NewID()
+	}
+	return t, nil
+}
+
+// Unreserve gives back the start Submit reserved for t, whose audit could
+// not be queued; a start another submission of the URL reserved stays.
+func (a *Auditor) Unreserve(ctx context.Context, t *Ticket) error {
+	if err := a.cfg.Store.Unreserve(ctx, t.URL, t.ID); err != nil {
+		return unavailable(err)
+	}
+	return nil
+}
+
+// NotYet is Run's error when a queued audit may not start now: the host's
+// limits say wait (another instance took the start, or the audit running
+// there has not ended), or the service was stopping before it started. The
+// site was not contacted, nothing was charged or stored, and the audit's
+// reservation, if any, now holds Until: the caller puts the job off until
+// then.
+type NotYet struct {
+	Until time.Time
+	// Reason is the limit that refused ("concurrency", "1/1m") or the
+	// cancellation's reason.
+	Reason string
+	// Sentence says it in words, for a page that shows the wait.
+	Sentence string
+}
+
+// Error says why the audit waits.
+func (e *NotYet) Error() string { return "the audit may not start yet: " + e.Sentence }
+
+// Run starts a queued audit (req.ID is its id, which its submitter holds):
+// the one atomic admission, consuming its reservation, then the audit under
+// the hard deadline, stored under its id. A URL cached or running by then
+// is answered from the cache or joined and kept under the id too. Errors:
+// *NotYet when the limits (or a cancellation with a *CancelError before it
+// started) say wait; ErrUnavailable when the store failed before the
+// audit; ErrNotStored (with the report) when it failed after;
+// cache.ErrAbandoned when a joined audit ended without a result.
+func (a *Auditor) Run(ctx context.Context, req Request) (*Report, error) {
+	t, err := a.ticket(req)
+	if err != nil {
+		return nil, err
+	}
+	if reason, ok := cancelReason(ctx); ok {
+		return nil, &NotYet{Until: a.cfg.Now(), Reason: reason, Sentence: reason}
+	}
+	adm, err := a.cfg.Store.Admit(ctx, t.URL, t.ID)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	var r *Report
+	switch adm.Decision {
+	case cache.Admitted:
+		return a.runHeld(ctx, t, adm.Lease)
+	case cache.Cached: // under the ticket's id, by a reference
+		defer a.dropProgress(t.ID)
+		return a.answerCached(ctx, t.ID, adm.Entry)
+	case cache.InFlight:
+		defer a.dropProgress(t.ID)
+		if r, err = a.join(ctx, t.URL, adm.RunningID); err != nil {
+			return nil, err
+		}
+	case cache.Refused:
+		return nil, a.notYet(ctx, t, adm)
+	default:
+		return nil, fmt.Errorf("run: store answered %v", adm.Decision)
+	}
+	a.keep(t, r)
+	return r, nil
+}
+
+// notYet is the NotYet of a refused admission; a queued audit's progress
+// entry says when it will start now.
+func (a *Auditor) notYet(ctx context.Context, t *Ticket, adm cache.Admission) *NotYet {
+	until := adm.StartsAt
+	if until.IsZero() {
+		until = a.cfg.Now().Add(adm.RetryAfter)
+	}
+	wait := max(time.Duration(math.Ceil(adm.RetryAfter.Seconds()))*time.Second, time.Second)
+	n := &NotYet{Until: until, Reason: adm.Reason, Sentence: LimitSentence(t.target.Hostname(), adm.Reason, wait)}
+	if !adm.StartsAt.IsZero() {
+		pctx, cancel := context.WithTimeout(ctx, progressTimeout)
+		defer cancel()
+		if err := a.cfg.Store.SetProgress(pctx, cache.Progress{ID: t.ID, URL: t.URL, Status: cache.ProgressQueued, StartsAt: until}); err != nil {
+			a.cfg.Logger.Warn("record progress", "id", t.ID, "error", err)
+		}
+	}
+	return n
+}
+
+// Lost stores the report of a queued audit whose instance stopped (killed,
+// crashed) while it ran: it is not run again, since that would contact the
+// site a second time for one submission, and nothing more was fetched.
+// Every instance then answers its id with this report.
+func (a *Auditor) Lost(ctx context.Context, req Request) (*Report, error) {
+	t, err := a.ticket(req)
+	if err != nil {
+		return nil, err
+	}
+	defer a.dropProgress(t.ID)
+	r := a.cancelledReport(t, "", a.cfg.Now())
+	r.Status = StatusError
+	r.Reason = ReasonLost
+	r.Verdict.Summary = "The audit did not finish: " + ReasonLost + "."
+	r.Verdict.Severity = compare.SeverityNone
+	if err := a.keepErr(t, r); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// ReasonLost is the reason of an audit whose instance stopped while it ran.
+const ReasonLost = "the instance running this audit stopped; nothing more was fetched — submit the URL again"
+
 // Finish returns the ticket's report: the ready one, the joined audit's, or
-// a new audit's, which it runs under the hard deadline and stores. A
-// ticket Submit only peeked is admitted now: if the host was taken
-// meanwhile it ends rate_limited without contacting the site, and if ctx
-// was cancelled with a *CancelError it ends cancelled, never charged.
-// Errors: ErrUnavailable when the store failed before the audit,
-// ErrNotStored (with the report) when it failed after, cache.ErrAbandoned
-// when a joined audit ended without a result, and ctx's error.
+// the admitted audit's, which it runs under the hard deadline and stores.
+// Errors: ErrNotStored (with the report) when the store failed after the
+// audit, cache.ErrAbandoned when a joined audit ended without a result,
+// and ctx's error.
 func (a *Auditor) Finish(ctx context.Context, t *Ticket) (*Report, error) {
 	if t.done {
 		return nil, errors.New("finish: ticket was already finished")
@@ -128,43 +255,8 @@ func (a *Auditor) Finish(ctx context.Context, t *Ticket) (*Report, error) {
 		return a.join(ctx, t.URL, t.ID)
 	case t.lease != nil:
 		return a.runHeld(ctx, t, *t.lease)
-	case t.pending:
-		return a.start(ctx, t)
 	}
-	return nil, errors.New("finish: ticket has nothing to finish")
-}
-
-// start admits a ticket Submit peeked, as a renderer takes it, and runs,
-// joins or answers it; every answer is kept under the ticket's id, which
-// its submitter already holds (a cached one as a reference).
-func (a *Auditor) start(ctx context.Context, t *Ticket) (*Report, error) {
-	defer a.dropProgress(t.ID)
-	if reason, ok := cancelReason(ctx); ok {
-		r := a.cancelledReport(t, reason, a.cfg.Now())
-		a.keep(t, r)
-		return r, nil
-	}
-	adm, err := a.cfg.Store.Admit(ctx, t.URL, t.ID)
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	var r *Report
-	switch adm.Decision {
-	case cache.Admitted:
-		return a.runHeld(ctx, t, adm.Lease)
-	case cache.Cached: // under the ticket's id, by a reference
-		return a.answerCached(ctx, t.ID, adm.Entry)
-	case cache.InFlight:
-		if r, err = a.join(ctx, t.URL, adm.RunningID); err != nil {
-			return nil, err
-		}
-	case cache.Refused:
-		r = a.refusedReport(t, adm)
-	default:
-		return nil, fmt.Errorf("start: store answered %v", adm.Decision)
-	}
-	a.keep(t, r)
-	return r, nil
+	return nil, errors.New("finish: a reserved ticket is started by Run, not Finish")
 }
 
 // join waits for the running audit id of url. A store fault while waiting
@@ -201,17 +293,34 @@ func (a *Auditor) runHeld(ctx context.Context, t *Ticket, l cache.Lease) (*Repor
 	defer cancel(nil)
 	hb := a.startHeartbeat(l, cancel)
 	start := a.cfg.Now()
-	r := a.run(ctx, t)
+	var r *Report
+	if err := a.started(ctx, t); err != nil {
+		r = a.cancelledReport(t, "", start)
+		r.Status, r.Reason = StatusError, "the queue could not record that the audit started, so nothing was fetched — submit the URL again"
+		r.Verdict.Summary = "The audit did not run: " + r.Reason + "."
+		a.cfg.Logger.Warn("record audit start", "id", t.ID, "error", err)
+	} else {
+		r = a.run(ctx, t)
+	}
 	if reason, ok := cancelReason(ctx); ok {
 		r = a.cancelledReport(t, reason, start)
 		r.DurationMS = a.cfg.Now().Sub(start).Milliseconds()
 	} else if cause := context.Cause(ctx); errors.Is(cause, errLeaseGone) {
 		r.Status = StatusError
-		r.Reason = "the audit was stopped before it ended, so that no other audit of this host overlaps it: " + cause.Error()
+		r.Reason = "this instance could not keep its hold on the host (it was paused, or cut off from the shared store, for longer than the hold lasts), so the audit was stopped at once: " + cause.Error()
 	}
 	err := a.store(l, r)
 	hb.stop()
 	return r, err
+}
+
+// started calls the ticket's OnStart, once the audit is admitted and before
+// any request to the site.
+func (a *Auditor) started(ctx context.Context, t *Ticket) error {
+	if t.onStart == nil {
+		return nil
+	}
+	return t.onStart(ctx)
 }
 
 // Report returns a stored report by id; ErrNotFound when there is none.
@@ -276,11 +385,18 @@ func (a *Auditor) store(l cache.Lease, r *Report) error {
 }
 
 // keep stores r under the ticket's id, which its submitter holds, when the
-// ticket ended without running an audit of its own: a Complete without a
+// audit ended without running on its own: a Complete without a
 // held lease stores the report by id and touches no lease or cache
 // (cache.ErrLeaseLost, expected here). Best effort: the instance that
 // queued the ticket has the report in memory too.
 func (a *Auditor) keep(t *Ticket, r *Report) {
+	if err := a.keepErr(t, r); err != nil {
+		a.cfg.Logger.Warn("keep report", "id", t.ID, "error", err)
+	}
+}
+
+// keepErr is keep, returning the error.
+func (a *Auditor) keepErr(t *Ticket, r *Report) error {
 	b, err := r.Encode()
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
@@ -289,8 +405,9 @@ func (a *Auditor) keep(t *Ticket, r *Report) {
 		cancel()
 	}
 	if err != nil && !errors.Is(err, cache.ErrLeaseLost) {
-		a.cfg.Logger.Warn("keep report", "id", t.ID, "error", err)
+		return err
 	}
+	return nil
 }
 
 // cancelledReport is the report of an audit cancelled (before it started,

@@ -3,10 +3,12 @@ package cache
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/records"
 )
 
@@ -176,4 +178,73 @@ func BenchmarkAdmitParallel(b *testing.B) {
 			b.ReportMetric(float64(n.Load())/time.Since(start).Seconds(), "decisions/s")
 		})
 	}
+}
+
+// BenchmarkRedisDecisionUnderLoad times Reserve decisions on Redis from 16
+// goroutines while 8 others keep every core busy (a machine at load 6–10,
+// as a fleet instance rendering pages is), and reports the p99, p99.9 and
+// slowest decision: the figures that DefaultCallTimeout must clear, or a
+// busy instance answers 503 for a Redis that is well.
+func BenchmarkRedisDecisionUnderLoad(b *testing.B) {
+	url, raw := redistest.Shared(b)
+	l := Defaults()
+	l.Windows = []Window{{N: 1000000, Per: time.Minute}}
+	s, err := NewRedisStore(bg, url, sqliteArchive(b), l, RedisOptions{Prefix: redistest.Prefix(b, raw), CallTimeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	stop := make(chan struct{})
+	var burn sync.WaitGroup
+	for range 8 {
+		burn.Go(func() {
+			x := 0
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for i := range 100000 {
+					x += i * i
+				}
+				_ = x
+			}
+		})
+	}
+	var mu sync.Mutex
+	var lat []time.Duration
+	var n atomic.Int64
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for {
+				i := n.Add(1)
+				if i > int64(b.N) {
+					return
+				}
+				start := time.Now()
+				if _, err := s.Reserve(bg, fmt.Sprintf("https://h%d.bench/%d", i%500, g), fmt.Sprintf("q%d", i), time.Minute); err != nil {
+					b.Error(err)
+					return
+				}
+				d := time.Since(start)
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	close(stop)
+	burn.Wait()
+	slices.Sort(lat)
+	if len(lat) == 0 {
+		return
+	}
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(lat[len(lat)*999/1000].Microseconds())/1000, "p99.9-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
 }

@@ -225,12 +225,21 @@ func testInFlight(t *testing.T, newStore factory) {
 }
 
 func testBusyHostRefused(t *testing.T, newStore factory) {
-	h := newStore(t, Defaults(), slowPoll)
+	l := Defaults()
+	l.Windows = []Window{{N: 100, Per: time.Minute}}
+	h := newStore(t, l, slowPoll)
 	mustAdmit(t, h, urlA, "id1")
-	// Lease ends at +90s, the 1/1m window at +60s: concurrency is longer.
-	wantRefused(t, h, urlB, "id2", 90*time.Second, ReasonConcurrency)
+	// The running audit is expected to end at +30s (Typical), its lease at
+	// +90s: the refusal names the expected end.
+	wantRefused(t, h, urlB, "id2", 30*time.Second, ReasonConcurrency)
 	h.clock.Set(10 * time.Second)
-	wantRefused(t, h, urlB, "id2", 80*time.Second, ReasonConcurrency)
+	wantRefused(t, h, urlB, "id2", 20*time.Second, ReasonConcurrency)
+	// Past its expected end it is asked about again soon, never past the
+	// lease.
+	h.clock.Set(31 * time.Second)
+	wantRefused(t, h, urlB, "id2", 5*time.Second, ReasonConcurrency)
+	h.clock.Set(88 * time.Second)
+	wantRefused(t, h, urlB, "id2", 2*time.Second, ReasonConcurrency)
 }
 
 func testWindowBoundary(t *testing.T, newStore factory) {
@@ -273,11 +282,19 @@ func testLargerWait(t *testing.T, newStore factory) {
 }
 
 func testConcurrencyWait(t *testing.T, newStore factory) {
-	h := newStore(t, Defaults(), slowPoll)
+	l := Defaults()
+	l.Typical = 80 * time.Second
+	h := newStore(t, l, slowPoll)
 	mustAdmit(t, h, urlA, "id1")
 	h.clock.Set(50 * time.Second)
-	// Window frees in 10s, the lease in 40s.
-	wantRefused(t, h, urlB, "id2", 40*time.Second, ReasonConcurrency)
+	// Window frees in 10s, the running audit is expected to end in 30s.
+	wantRefused(t, h, urlB, "id2", 30*time.Second, ReasonConcurrency)
+	// With the default Typical (30s) it is overdue: ask again in 5s, and
+	// the window's 10s is the longer wait.
+	h2 := newStore(t, Defaults(), slowPoll)
+	mustAdmit(t, h2, urlA, "id1")
+	h2.clock.Set(50 * time.Second)
+	wantRefused(t, h2, urlB, "id2", 10*time.Second, "1/1m")
 }
 
 func testShortWindowLonger(t *testing.T, newStore factory) {
@@ -301,7 +318,8 @@ func testConcurrencyTwo(t *testing.T, newStore factory) {
 	h.clock.Set(time.Second)
 	la := mustAdmit(t, h, urlB, "id2")
 	h.clock.Set(2 * time.Second)
-	wantRefused(t, h, urlC, "id3", 88*time.Second, ReasonConcurrency)
+	// The first running audit (started at 0) is expected to end at 30s.
+	wantRefused(t, h, urlC, "id3", 28*time.Second, ReasonConcurrency)
 	mustComplete(t, h, la, "r", false)
 	mustAdmit(t, h, urlC, "id3")
 }
@@ -450,8 +468,8 @@ func testCrashedHolder(t *testing.T, newStore factory) {
 	if !errors.Is(err, ErrLeaseLost) {
 		t.Fatalf("late Complete: %v, want ErrLeaseLost", err)
 	}
-	// The newer lease still holds the host.
-	wantRefused(t, h, urlC, "third", 90*time.Second, ReasonConcurrency)
+	// The newer audit still holds the host, and its start the minute.
+	wantRefused(t, h, urlC, "third", time.Minute, "1/1m")
 	// The late report is kept by id but not cached.
 	if e, err := h.Report(bg, "old"); err != nil || string(e.Report) != "late" {
 		t.Fatalf("Report(old) = %+v, %v; want the late report", e, err)
@@ -487,7 +505,7 @@ func testHostsIndependent(t *testing.T, newStore factory) {
 	}
 	// The limiter key is the hostname: port, scheme and case do not matter.
 	for _, u := range []string{"https://shop.example:8443/a", "http://shop.example/x", "https://SHOP.example./y"} {
-		wantRefused(t, h, u, "same-"+u, 90*time.Second, ReasonConcurrency)
+		wantRefused(t, h, u, "same-"+u, time.Minute, "1/1m")
 	}
 }
 
@@ -647,7 +665,7 @@ func testLargeReports(t *testing.T, newStore factory) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Complete with 128 KiB of noise: %v, want ErrTooLarge", err)
 	}
-	wantRefused(t, h, urlA+"?x", "x", 90*time.Second, ReasonConcurrency) // still held
+	wantRefused(t, h, urlA+"?x", "x", 30*time.Second, ReasonConcurrency) // still held
 	mustComplete(t, h, lc, "too large", true)
 	if e, err := h.Report(bg, "noise"); err != nil || !e.Failed {
 		t.Fatalf("Report(noise) = %+v, %v; want the failure", e, err)
@@ -664,9 +682,10 @@ func testKeyTTLs(t *testing.T, newStore factory) {
 	mustComplete(t, h, lo, "failed", true)
 	h.clock.Set(time.Minute)
 	mustAdmit(t, h, urlB, "id2") // left running
-	wantRefused(t, h, urlC, "id4", 90*time.Second, ReasonConcurrency)
+	wantRefused(t, h, urlC, "id4", time.Minute, "1/1m")
 	bounds := map[string]time.Duration{
 		shop + "lease":           90 * time.Second,
+		shop + "lstart":          90 * time.Second,
 		shop + "starts":          time.Hour,
 		shop + "run:" + tgB.hash: 90 * time.Second,
 		shop + "res:" + ta.hash:  15 * time.Minute,
@@ -714,6 +733,10 @@ func testBadInput(t *testing.T, newStore factory) {
 		{"admit with empty id", func() error { _, err := h.Admit(bg, urlA, ""); return err }},
 		{"admit with a space in the id", func() error { _, err := h.Admit(bg, urlA, "a b"); return err }},
 		{"admit with brace host", func() error { _, err := h.Admit(bg, "https://{x}/", "id"); return err }},
+		{"reserve without host", func() error { _, err := h.Reserve(bg, "/relative", "id", time.Minute); return err }},
+		{"reserve with brace host", func() error { _, err := h.Reserve(bg, "https://{x}/", "id", time.Minute); return err }},
+		{"reserve with empty id", func() error { _, err := h.Reserve(bg, urlA, "", time.Minute); return err }},
+		{"unreserve without host", func() error { return h.Unreserve(bg, "/relative", "id") }},
 		{"lookup of garbage", func() error { _, _, err := h.Lookup(bg, "http://[::1"); return err }},
 		{"complete of a zero lease", func() error { return h.Complete(bg, Lease{}, Outcome{}) }},
 		{"wait with empty id", func() error { _, err := h.Wait(bg, urlA, ""); return err }},

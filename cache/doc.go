@@ -17,15 +17,23 @@
 //   - MemoryStore, for tests: everything in one process's memory, reports
 //     included, lost when it ends.
 //
+// The windows count real starts and reservations alike, so a queued
+// audit's start is promised: Admit keeps the starts others reserved, and a
+// reserved audit running late goes first, moving those behind it back. A
+// lease lives at least LeaseMin (the hard limit plus a margin) from its
+// admission, so a holder that can neither renew nor stop (a paused
+// process) never overlaps the next audit of its host.
+//
 // An audit goes through a Store in this order:
 //
 //	e, ok, err := s.Lookup(ctx, url)        // fresh result? answer it, no charge
-//	p, err := s.Peek(ctx, url)              // would it be admitted? no charge (a queue's answer)
+//	r, err := s.Reserve(ctx, url, id, max)  // a queue's answer: when may it start? no charge;
+//	                                        // the start is held for id (Reserved, r.StartsAt)
 //	a, err := s.Admit(ctx, url, id)         // one atomic decision, when it really starts
 //	switch a.Decision {
 //	case Cached:   // a result appeared since Lookup: a.Entry
 //	case InFlight: // e, err := s.Wait(ctx, url, a.RunningID)
-//	case Refused:  // a.RetryAfter, a.Reason
+//	case Refused:  // a.RetryAfter, a.Reason (a reservation moves to a.StartsAt)
 //	case Admitted: // audit, s.Renew(ctx, a.Lease) every LeaseTTL/3,
 //	               // then s.Complete(ctx, a.Lease, Outcome{...})
 //	}
@@ -51,13 +59,15 @@
 // Redis keys (P is the prefix, "lekta:" by default) all carry a TTL; the keys
 // of one host share the {host} hash tag and so one Redis Cluster slot:
 //
-//	P{host}:lease         zset  report id -> lease expiry (ms)      LeaseTTL
+//	P{host}:lease         zset  report id -> lease expiry (ms)      max(LeaseTTL, LeaseMin)
+//	P{host}:lstart        zset  report id -> its audit's start (ms) as the lease
 //	P{host}:starts        zset  report id -> start time (ms)        longest window
+//	P{host}:resv          zset  report id -> reserved start (ms)    latest + ReserveGrace
 //	P{host}:run:<h>       str   report id running URL h             LeaseTTL
 //	P{host}:res:<h>       hash  id, at, exp, body: cached result    CacheTTL
 //	P{host}:fin:<id>      str   Complete of id succeeded            LeaseTTL
 //	Preport:<id>          hash  at, exp, failed, body (a copy)      CacheTTL
-//	Pprogress:<id>        hash  url, status, step, pos, at, exp  ProgressTTL
+//	Pprogress:<id>        hash  url, status, step, pos, at, exp, starts  ProgressTTL past its start
 //	P{host}:done:<id>     pub/sub channel Complete publishes on
 //
 // where host is the URL's lower-case hostname without port and h the first

@@ -62,7 +62,7 @@ func sharedStore(tb testing.TB, l Limits) (s *RedisStore, raw *redis.Client) {
 
 // redisTTLs lists the keys under prefix (prefix removed) and their TTLs; a
 // key without a TTL is reported as -1.
-func redisTTLs(tb testing.TB, raw *redis.Client, prefix string) map[string]time.Duration {
+func redisTTLs(tb testing.TB, raw redis.UniversalClient, prefix string) map[string]time.Duration {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -72,6 +72,14 @@ func (k keyspace) lease(host string) string { return k.prefix + "{" + host + "}:
 // starts is a sorted set: member report id, score start time (unix ms).
 func (k keyspace) starts(host string) string { return k.prefix + "{" + host + "}:starts" }
 
+// resv is a sorted set: member report id, score the start time reserved
+// for that queued audit (unix ms).
+func (k keyspace) resv(host string) string { return k.prefix + "{" + host + "}:resv" }
+
+// leaseStarts is a sorted set: member report id, score the start of the
+// audit holding that lease (unix ms).
+func (k keyspace) leaseStarts(host string) string { return k.prefix + "{" + host + "}:lstart" }
+
 // run is a string: the id of the audit of this URL holding a lease.
 func (k keyspace) run(t target) string { return k.prefix + "{" + t.host + "}:run:" + t.hash }
 

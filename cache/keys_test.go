@@ -2,36 +2,13 @@ package cache
 
 import (
 	"fmt"
-	"strings"
 	"testing"
+
+	"lekta.dev/lekta/internal/redistest"
 )
 
-// crc16 is the CRC-16/XMODEM checksum Redis Cluster hashes keys with.
-func crc16(b []byte) uint16 {
-	var crc uint16
-	for _, c := range b {
-		crc ^= uint16(c) << 8
-		for range 8 {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return crc
-}
-
-// keySlot is the Redis Cluster slot of key: the hash of the text between the
-// first '{' and the next '}' when that is non-empty, else of the whole key.
-func keySlot(key string) int {
-	if i := strings.IndexByte(key, '{'); i >= 0 {
-		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
-			key = key[i+1 : i+1+j]
-		}
-	}
-	return int(crc16([]byte(key)) % 16384)
-}
+// keySlot is the Redis Cluster slot of key (redistest.Slot).
+func keySlot(key string) int { return redistest.Slot(key) }
 
 // hostKeys lists every key and channel the store uses for one URL of a host.
 func hostKeys(k keyspace, url, id string) []string {
@@ -39,7 +16,8 @@ func hostKeys(k keyspace, url, id string) []string {
 	if err != nil {
 		panic(err)
 	}
-	return []string{k.lease(t.host), k.starts(t.host), k.run(t), k.result(t), k.fin(t.host, id), k.done(t.host, id)}
+	return []string{k.lease(t.host), k.leaseStarts(t.host), k.starts(t.host), k.resv(t.host), k.run(t), k.result(t),
+		k.fin(t.host, id), k.done(t.host, id)}
 }
 
 // TestHostKeysShareSlot computes the cluster slot of every key a host uses,
@@ -61,7 +39,7 @@ func TestHostKeysShareSlot(t *testing.T) {
 		k := keyspace{prefix: prefix}
 		for _, tc := range cases {
 			t.Run(fmt.Sprintf("%s prefix %q", tc.name, prefix), func(t *testing.T) {
-				want := int(crc16([]byte(tc.host)) % 16384)
+				want := keySlot(tc.host)
 				for i, u := range tc.urls {
 					for _, key := range hostKeys(k, u, fmt.Sprintf("id-%d", i)) {
 						if got := keySlot(key); got != want {

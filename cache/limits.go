@@ -122,6 +122,13 @@ func (w Window) validate() error {
 	return nil
 }
 
+// DefaultStartSlack is the service's Limits.StartSlack.
+const DefaultStartSlack = 500 * time.Millisecond
+
+// DefaultTypical is Limits.Typical when it is zero: the top of the 5–30 s a
+// typical audit takes.
+const DefaultTypical = 30 * time.Second
+
 // Limits are the per-host rules and retention times a Store enforces.
 type Limits struct {
 	// Windows are the sliding-log start limits per host; at least one.
@@ -133,9 +140,26 @@ type Limits struct {
 	CacheTTL time.Duration
 	// ReportTTL is how long a report stays retrievable by its id.
 	ReportTTL time.Duration
-	// LeaseTTL bounds how long a crashed holder can block its host. It must
-	// exceed the hard audit deadline, or a slow audit loses its lease.
+	// LeaseTTL is how long a lease lives after its holder's last renewal,
+	// which bounds how long a crashed holder blocks its host once its
+	// audit could no longer be running.
 	LeaseTTL time.Duration
+	// LeaseMin is the least a lease lives from its admission, whatever the
+	// renewals say: the hard audit deadline plus a margin. A holder that
+	// cannot renew (a paused or frozen process) cannot stop its own
+	// connections either, so no other audit of the host may start before
+	// the holder's audit could no longer be running. Zero: LeaseTTL alone.
+	LeaseMin time.Duration
+	// Typical is how long an audit is expected to take: a refusal because
+	// the host is busy says to come back when the running audit is
+	// expected to end (its start plus Typical), not when its lease expires.
+	// Zero: DefaultTypical.
+	Typical time.Duration
+	// StartSlack is added to a reserved start that a window delays: an
+	// audit's first request reaches the site a little after its
+	// admission, so reserved starts exactly a window apart could reach
+	// it a hair closer. Zero in Defaults; the service uses DefaultStartSlack.
+	StartSlack time.Duration
 	// MaxReportBytes caps a stored report after compression.
 	MaxReportBytes int
 }
@@ -144,7 +168,7 @@ type Limits struct {
 // audit at a time, at most 1 started per minute and 5 per hour, repeats
 // answered from the cache for 15 minutes, reports kept 30 days, leases of
 // 90 s (the 75 s audit deadline plus 15 s), reports of at most 2 MiB
-// compressed.
+// compressed, and 30 s as the typical audit.
 func Defaults() Limits {
 	return Limits{
 		Windows:        []Window{{N: 1, Per: time.Minute}, {N: 5, Per: time.Hour}},
@@ -152,6 +176,7 @@ func Defaults() Limits {
 		CacheTTL:       15 * time.Minute,
 		ReportTTL:      30 * 24 * time.Hour,
 		LeaseTTL:       90 * time.Second,
+		Typical:        DefaultTypical,
 		MaxReportBytes: 2 << 20,
 	}
 }
@@ -177,6 +202,15 @@ func (l Limits) Validate() error {
 			return fmt.Errorf("limits: %s %s: must be whole milliseconds, at least 1ms", d.name, d.v)
 		}
 	}
+	if l.LeaseMin < 0 || l.LeaseMin%time.Millisecond != 0 {
+		return fmt.Errorf("limits: lease minimum %s: must be whole milliseconds, not negative", l.LeaseMin)
+	}
+	if l.StartSlack < 0 || l.StartSlack%time.Millisecond != 0 {
+		return fmt.Errorf("limits: start slack %s: must be whole milliseconds, not negative", l.StartSlack)
+	}
+	if l.Typical < 0 || l.Typical%time.Millisecond != 0 {
+		return fmt.Errorf("limits: typical audit %s: must be whole milliseconds, not negative", l.Typical)
+	}
 	if l.MaxReportBytes < 1 {
 		return fmt.Errorf("limits: max report size %d: must be positive", l.MaxReportBytes)
 	}
@@ -184,6 +218,20 @@ func (l Limits) Validate() error {
 }
 
 // longest is the longest window; starts older than that no longer matter.
+// firstLease is the expiry of a lease admitted at now (unix ms): LeaseTTL
+// from now, and at least LeaseMin.
+func (l Limits) firstLease(now int64) int64 {
+	return now + max(l.LeaseTTL, l.LeaseMin).Milliseconds()
+}
+
+// typical is Typical or its default, in ms.
+func (l Limits) typical() int64 {
+	if l.Typical <= 0 {
+		return DefaultTypical.Milliseconds()
+	}
+	return l.Typical.Milliseconds()
+}
+
 func (l Limits) longest() time.Duration {
 	var d time.Duration
 	for _, w := range l.Windows {

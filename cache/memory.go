@@ -42,11 +42,18 @@ type MemoryStore struct {
 type memHost struct {
 	leases map[string]memLease // by id
 	starts []memStart          // ascending by at
+	resv   map[string]memResv  // by URL hash
+}
+
+// memResv is a queued audit's reserved start: who reserved it and when.
+type memResv struct {
+	id string
+	at int64
 }
 
 type memLease struct {
-	t   target
-	exp int64
+	t          target
+	start, exp int64
 }
 
 type memStart struct {
@@ -114,294 +121,6 @@ func (m *MemoryStore) Lookup(_ context.Context, url string) (Entry, bool, error)
 	return e, true, nil
 }
 
-// Admit implements Store.
-func (m *MemoryStore) Admit(_ context.Context, url, id string) (Admission, error) {
-	a, err := m.admission(url, id, true)
-	if err != nil {
-		return Admission{}, fmt.Errorf("admit: %w", err)
-	}
-	return a, nil
-}
-
-// Peek implements Store.
-func (m *MemoryStore) Peek(_ context.Context, url string) (Admission, error) {
-	a, err := m.admission(url, "", false)
-	if err != nil {
-		return Admission{}, fmt.Errorf("peek: %w", err)
-	}
-	return a, nil
-}
-
-// admission decides for url: with charge, as Admit (recording the lease and
-// the start); without, as Peek.
-func (m *MemoryStore) admission(url, id string, charge bool) (Admission, error) {
-	t, err := parseTarget(url)
-	if err == nil && charge {
-		err = checkID(id)
-	}
-	if err != nil {
-		return Admission{}, err
-	}
-	m.mu.Lock()
-	now := m.tick()
-	if r, ok := m.freshResult(t, now); ok {
-		m.mu.Unlock()
-		e, err := r.entry(now)
-		if err != nil {
-			return Admission{}, err
-		}
-		return Admission{Decision: Cached, Entry: e}, nil
-	}
-	a := m.admitHost(m.host(t.host), t, id, now, charge)
-	m.mu.Unlock()
-	return a, nil
-}
-
-// admitHost decides for a URL with no fresh result, recording the
-// admission when charge is set; m.mu is held.
-func (m *MemoryStore) admitHost(h *memHost, t target, id string, now int64, charge bool) Admission {
-	m.expireLeases(h, now)
-	for lid, l := range h.leases {
-		if l.t.hash != t.hash {
-			continue
-		}
-		if lid == id {
-			return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}
-		}
-		return Admission{Decision: InFlight, RunningID: lid}
-	}
-	if wait, reason := m.violation(h, now); reason >= 0 {
-		return Admission{Decision: Refused, RetryAfter: time.Duration(wait) * time.Millisecond, Reason: m.limits.reason(reason)}
-	}
-	if !charge {
-		return Admission{Decision: Admitted}
-	}
-	h.leases[id] = memLease{t: t, exp: now + m.limits.LeaseTTL.Milliseconds()}
-	i := sort.Search(len(h.starts), func(i int) bool { return h.starts[i].at > now })
-	h.starts = append(h.starts, memStart{})
-	copy(h.starts[i+1:], h.starts[i:])
-	h.starts[i] = memStart{at: now, id: id}
-	trimStarts(h, now-m.limits.longest().Milliseconds())
-	return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}
-}
-
-// Renew implements Store.
-func (m *MemoryStore) Renew(_ context.Context, l Lease) error {
-	t, err := parseTarget(l.URL)
-	if err == nil {
-		err = checkID(l.ID)
-	}
-	if err != nil {
-		return fmt.Errorf("renew: %w", err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.tick()
-	h := m.host(t.host)
-	m.expireLeases(h, now)
-	ml, held := h.leases[l.ID]
-	if !held || ml.t.hash != t.hash {
-		return fmt.Errorf("renew %s: %w", l.ID, ErrLeaseLost)
-	}
-	ml.exp = now + m.limits.LeaseTTL.Milliseconds()
-	h.leases[l.ID] = ml
-	return nil
-}
-
-// SetProgress implements Store.
-func (m *MemoryStore) SetProgress(_ context.Context, p Progress) error {
-	if err := checkProgress(p); err != nil {
-		return fmt.Errorf("set progress: %w", err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.tick()
-	p.UpdatedAt = time.UnixMilli(now)
-	m.progress[p.ID] = memProgress{p: p, exp: now + ProgressTTL.Milliseconds()}
-	return nil
-}
-
-// Progress implements Store.
-func (m *MemoryStore) Progress(_ context.Context, id string) (Progress, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.tick()
-	mp, ok := m.progress[id]
-	if !ok || now >= mp.exp {
-		return Progress{}, false, nil
-	}
-	return mp.p, true, nil
-}
-
-// DropProgress implements Store.
-func (m *MemoryStore) DropProgress(_ context.Context, id string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.progress, id)
-	return nil
-}
-
-// violation returns the longest wait in ms among the violated constraints
-// and its index (0 concurrency, i the i-th window), or -1 when none is.
-func (m *MemoryStore) violation(h *memHost, now int64) (wait int64, reason int) {
-	reason = -1
-	if len(h.leases) >= m.limits.Concurrency {
-		first := int64(-1)
-		for _, l := range h.leases {
-			if first < 0 || l.exp < first {
-				first = l.exp
-			}
-		}
-		wait, reason = first-now, 0
-	}
-	for i, w := range m.limits.Windows {
-		per := w.Per.Milliseconds()
-		lo := sort.Search(len(h.starts), func(j int) bool { return h.starts[j].at > now-per })
-		if n := len(h.starts) - lo; n >= w.N {
-			if d := h.starts[lo+n-w.N].at + per - now; d > wait {
-				wait, reason = d, i+1
-			}
-		}
-	}
-	return wait, reason
-}
-
-// Wait implements Store.
-func (m *MemoryStore) Wait(ctx context.Context, url, id string) (Entry, error) {
-	t, err := parseTarget(url)
-	if err == nil {
-		err = checkID(id)
-	}
-	if err != nil {
-		return Entry{}, fmt.Errorf("wait: %w", err)
-	}
-	tick := time.NewTicker(m.poll)
-	defer tick.Stop()
-	m.mu.Lock()
-	m.waiting++
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		m.waiting--
-		m.mu.Unlock()
-	}()
-	for {
-		m.mu.Lock()
-		now := m.tick()
-		changed := m.changed
-		r, found := m.reports[id]
-		found = found && now < r.exp
-		running := false
-		if h := m.hosts[t.host]; h != nil && !found {
-			m.expireLeases(h, now)
-			_, running = h.leases[id]
-		}
-		m.mu.Unlock()
-		switch {
-		case found:
-			e, err := r.entry(id, now)
-			if err != nil {
-				return Entry{}, fmt.Errorf("wait: %w", err)
-			}
-			return e, nil
-		case !running:
-			return Entry{}, fmt.Errorf("wait for %s: %w", id, ErrAbandoned)
-		}
-		select {
-		case <-ctx.Done():
-			return Entry{}, fmt.Errorf("wait for %s: %w", id, ctx.Err())
-		case <-changed:
-		case <-tick.C:
-		}
-	}
-}
-
-// Complete implements Store.
-func (m *MemoryStore) Complete(_ context.Context, l Lease, o Outcome) error {
-	t, err := parseTarget(l.URL)
-	if err == nil {
-		err = checkID(l.ID)
-	}
-	if err != nil {
-		return fmt.Errorf("complete: %w", err)
-	}
-	blob, err := encodeBlob(o.Report, m.limits.MaxReportBytes)
-	if err != nil {
-		return fmt.Errorf("complete %s: %w", l.ID, err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.tick()
-	m.reports[l.ID] = memReport{at: now, exp: now + m.limits.ReportTTL.Milliseconds(), failed: o.Failed, blob: blob}
-	defer m.broadcast()
-	fin := m.keys.fin(t.host, l.ID)
-	h := m.host(t.host)
-	m.expireLeases(h, now)
-	if _, held := h.leases[l.ID]; !held {
-		if m.fins[fin] > now {
-			return nil // a repeated Complete that already succeeded
-		}
-		return fmt.Errorf("complete %s: %w", l.ID, ErrLeaseLost)
-	}
-	delete(h.leases, l.ID)
-	if !o.Failed {
-		m.results[m.keys.result(t)] = memResult{id: l.ID, at: now, exp: now + m.limits.CacheTTL.Milliseconds(), blob: blob}
-	}
-	m.fins[fin] = now + m.limits.LeaseTTL.Milliseconds()
-	return nil
-}
-
-// Report implements Store.
-func (m *MemoryStore) Report(_ context.Context, id string) (Entry, error) {
-	m.mu.Lock()
-	now := m.tick()
-	r, ok := m.reports[id]
-	m.mu.Unlock()
-	if !ok || now >= r.exp {
-		return Entry{}, fmt.Errorf("report %s: %w", id, ErrNotFound)
-	}
-	target, age, isRef, err := parseRef(r.blob)
-	if isRef && err == nil {
-		m.mu.Lock()
-		r, ok = m.reports[target]
-		m.mu.Unlock()
-		if !ok || now >= r.exp {
-			return Entry{}, fmt.Errorf("report %s: %w", id, ErrNotFound)
-		}
-	}
-	var e Entry
-	if err == nil {
-		e, err = r.entry(target, now)
-	}
-	if err != nil {
-		return Entry{}, fmt.Errorf("report %s: %w", id, err)
-	}
-	if isRef {
-		return referred(id, age, e), nil
-	}
-	e.ID = id
-	return e, nil
-}
-
-// Refer implements Store.
-func (m *MemoryStore) Refer(_ context.Context, id string, e Entry) error {
-	if err := checkRefer(id, e); err != nil {
-		return err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.tick()
-	r, ok := m.reports[e.ID]
-	if !ok || now >= r.exp {
-		return fmt.Errorf("refer %s: %w", e.ID, ErrNotFound)
-	}
-	if _, _, isRef, _ := parseRef(r.blob); isRef {
-		return fmt.Errorf("refer %s: %s is a reference itself", id, e.ID)
-	}
-	m.reports[id] = memReport{at: now, exp: r.exp, blob: refBlob(e.ID, e.Age)}
-	return nil
-}
-
 // Ping implements Store; a memory store always answers.
 func (m *MemoryStore) Ping(context.Context) error { return nil }
 
@@ -444,7 +163,12 @@ func (m *MemoryStore) sweep(now int64) {
 	for name, h := range m.hosts {
 		m.expireLeases(h, now)
 		trimStarts(h, cut)
-		if len(h.leases) == 0 && len(h.starts) == 0 {
+		for k, r := range h.resv {
+			if r.at+ReserveGrace.Milliseconds() <= now {
+				delete(h.resv, k)
+			}
+		}
+		if len(h.leases) == 0 && len(h.starts) == 0 && len(h.resv) == 0 {
 			delete(m.hosts, name)
 		}
 	}
@@ -465,7 +189,7 @@ func (m *MemoryStore) freshResult(t target, now int64) (memResult, bool) {
 func (m *MemoryStore) host(name string) *memHost {
 	h := m.hosts[name]
 	if h == nil {
-		h = &memHost{leases: make(map[string]memLease)}
+		h = &memHost{leases: make(map[string]memLease), resv: make(map[string]memResv)}
 		m.hosts[name] = h
 	}
 	return h
@@ -531,10 +255,14 @@ func (m *MemoryStore) ttls() map[string]time.Duration {
 	for name, h := range m.hosts {
 		for _, l := range h.leases {
 			put(m.keys.lease(name), l.exp)
+			put(m.keys.leaseStarts(name), l.exp)
 			put(m.keys.run(l.t), l.exp)
 		}
 		if n := len(h.starts); n > 0 {
 			put(m.keys.starts(name), h.starts[n-1].at+m.limits.longest().Milliseconds())
+		}
+		for _, r := range h.resv {
+			put(m.keys.resv(name), r.at+ReserveGrace.Milliseconds())
 		}
 	}
 	for k, r := range m.results {

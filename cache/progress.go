@@ -20,3 +20,13 @@ func checkProgress(p Progress) error {
 	}
 	return nil
 }
+
+// progressExpiry is when an entry set at now (unix ms) expires: ProgressTTL
+// from now, or from the queued audit's start when that is later.
+func progressExpiry(p Progress, now int64) int64 {
+	base := now
+	if !p.StartsAt.IsZero() {
+		base = max(base, p.StartsAt.UnixMilli())
+	}
+	return base + ProgressTTL.Milliseconds()
+}

@@ -16,8 +16,12 @@ func (s *RedisStore) SetProgress(ctx context.Context, p Progress) error {
 	}
 	ctx, cancel := s.call(ctx)
 	defer cancel()
+	var starts int64
+	if !p.StartsAt.IsZero() {
+		starts = p.StartsAt.UnixMilli()
+	}
 	err := scriptSetProgress.Run(ctx, s.client, []string{s.keys.progress(p.ID)}, s.nowArg(),
-		ProgressTTL.Milliseconds(), p.URL, p.Status, p.Step, p.Position).Err()
+		ProgressTTL.Milliseconds(), p.URL, p.Status, p.Step, p.Position, starts).Err()
 	if err != nil {
 		return unavailable("set progress "+p.ID, err)
 	}
@@ -38,7 +42,7 @@ func (s *RedisStore) Progress(ctx context.Context, id string) (Progress, bool, e
 	if err != nil {
 		return Progress{}, false, unavailable("progress "+id, err)
 	}
-	if len(res) != 5 {
+	if len(res) != 6 {
 		return Progress{}, false, fmt.Errorf("progress %s: unexpected reply of %d elements", id, len(res))
 	}
 	url, ok1 := res[0].(string)
@@ -46,10 +50,15 @@ func (s *RedisStore) Progress(ctx context.Context, id string) (Progress, bool, e
 	step, ok3 := res[2].(string)
 	pos, ok4 := res[3].(int64)
 	at, ok5 := res[4].(int64)
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
+	starts, ok6 := res[5].(int64)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 {
 		return Progress{}, false, fmt.Errorf("progress %s: unexpected reply types", id)
 	}
-	return Progress{ID: id, URL: url, Status: status, Step: step, Position: int(pos), UpdatedAt: time.UnixMilli(at)}, true, nil
+	p := Progress{ID: id, URL: url, Status: status, Step: step, Position: int(pos), UpdatedAt: time.UnixMilli(at)}
+	if starts > 0 {
+		p.StartsAt = time.UnixMilli(starts)
+	}
+	return p, true, nil
 }
 
 // DropProgress implements Store.

@@ -7,7 +7,7 @@ import (
 )
 
 // The Lua sources live in lua/; each script is the clock prelude followed by
-// its body (admit and peek: and the decision between them), so every script
+// its body (admit and reserve: and the decision parts between them), so every script
 // reads time the same way.
 var (
 	//go:embed lua/clock.lua
@@ -16,8 +16,8 @@ var (
 	luaDecide string
 	//go:embed lua/admit.lua
 	luaAdmit string
-	//go:embed lua/peek.lua
-	luaPeek string
+	//go:embed lua/reserve.lua
+	luaReserve string
 	//go:embed lua/renew.lua
 	luaRenew string
 	//go:embed lua/setprogress.lua
@@ -37,10 +37,10 @@ var (
 )
 
 var (
-	// admit and peek share one decision, decide.lua, so a peek answers
-	// exactly what an admission at that moment would.
+	// admit and reserve share the decision's parts, decide.lua, so both
+	// read the limits exactly alike.
 	scriptAdmit       = redis.NewScript(luaClock + luaDecide + luaAdmit)
-	scriptPeek        = redis.NewScript(luaClock + luaDecide + luaPeek)
+	scriptReserve     = redis.NewScript(luaClock + luaDecide + luaReserve)
 	scriptRenew       = redis.NewScript(luaClock + luaRenew)
 	scriptSetProgress = redis.NewScript(luaClock + luaSetProgress)
 	scriptGetProgress = redis.NewScript(luaClock + luaGetProgress)
@@ -57,4 +57,5 @@ const (
 	replyCached   = 2
 	replyInFlight = 3
 	replyRefused  = 4
+	replyReserved = 5
 )

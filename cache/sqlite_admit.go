@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -53,18 +52,17 @@ func (s *SQLiteStore) Admit(ctx context.Context, url, id string) (Admission, err
 }
 
 // admitRead decides without the write lock when the decision changes
-// nothing; decided is false when the URL may be admitted.
+// nothing; decided is false when the URL may be admitted, or when id holds
+// a reservation (every answer then writes).
 func (s *SQLiteStore) admitRead(ctx context.Context, t target, id string) (Admission, bool, error) {
 	// A fresh result is the commonest answer, and the cheapest read.
 	now := s.clock()
-	if e, ok, err := readResult(ctx, s.reads.result, t, now); err != nil {
-		return Admission{}, false, s.fail("admit", err)
-	} else if ok {
-		return Admission{Decision: Cached, Entry: e}, true, nil
-	}
 	st, err := s.snapshot(ctx, s.reads.admit, t, now)
 	if err != nil {
 		return Admission{}, false, err
+	}
+	if st.holds(t.hash) {
+		return Admission{}, false, nil
 	}
 	a, decided := s.decide(st, t, id, now)
 	if a.Decision == Admitted {
@@ -100,14 +98,25 @@ func (s *SQLiteStore) admitLocked(ctx context.Context, w *sqliteWriter, t target
 	if err != nil {
 		return Admission{}, err
 	}
-	if a, decided := s.decide(st, t, id, now); decided {
+	a, decided := s.decide(st, t, id, now)
+	switch {
+	case decided && a.Decision == Refused && st.holds(t.hash):
+		at := now + a.RetryAfter.Milliseconds()
+		a.StartsAt = time.UnixMilli(at)
+		return a, s.exec(ctx, w.conn, "admit", sqlMoveReservation, at, t.host, t.hash)
+	case decided && a.Decision != Admitted:
+		return a, s.exec(ctx, w.conn, "admit", sqlDeleteReservation, t.host, t.hash)
+	case decided:
 		return a, nil
 	}
 	// An audit is admitted only if its report can be kept.
 	if err := s.archive.Ping(ctx); err != nil {
 		return Admission{}, archiveError("admit", err)
 	}
-	if _, err := w.insertLease.ExecContext(ctx, t.host, id, t.hash, t.url, now, now+s.limits.LeaseTTL.Milliseconds()); err != nil {
+	if err := s.exec(ctx, w.conn, "admit", sqlDeleteReservation, t.host, t.hash); err != nil {
+		return Admission{}, err
+	}
+	if _, err := w.insertLease.ExecContext(ctx, t.host, id, t.hash, t.url, now, s.limits.firstLease(now)); err != nil {
 		return Admission{}, s.fail("admit", err)
 	}
 	// Starts older than the longest window count in none; the sweep
@@ -118,19 +127,64 @@ func (s *SQLiteStore) admitLocked(ctx context.Context, w *sqliteWriter, t target
 	return Admission{Decision: Admitted, Lease: Lease{Host: t.host, URL: t.url, ID: id}}, nil
 }
 
+// exec runs one statement on the writer's connection.
+func (s *SQLiteStore) exec(ctx context.Context, conn *sql.Conn, action, query string, args ...any) error {
+	if _, err := conn.ExecContext(ctx, query, args...); err != nil {
+		return s.fail(action, err)
+	}
+	return nil
+}
+
 // hostState is what a decision reads: the URL's result, the host's live
-// leases (their expiries, and the id of the one running the URL) and its
-// starts inside the longest window, in ascending order.
+// leases (and the id of the one running the URL), its starts inside the
+// longest window in ascending order, and its live reservations.
 type hostState struct {
 	result  *Entry
-	exps    []int64
+	leases  []hostLease
 	running string
 	starts  []int64
+	resv    []reservation
+}
+
+// reservation is the URL's reservation in the snapshot, if any.
+func (st hostState) reservation(hash string) (reservation, bool) {
+	for _, r := range st.resv {
+		if r.hash == hash {
+			return r, true
+		}
+	}
+	return reservation{}, false
+}
+
+// holds reports whether the URL has a reservation in the snapshot.
+func (st hostState) holds(hash string) bool {
+	_, ok := st.reservation(hash)
+	return ok
+}
+
+// reserved is the time of the URL's reservation, -1 when it has none.
+func (st hostState) reserved(hash string) int64 {
+	if r, ok := st.reservation(hash); ok {
+		return r.at
+	}
+	return -1
+}
+
+// others are the reservations of the host's other URLs.
+func (st hostState) others(hash string) []reservation {
+	out := make([]reservation, 0, len(st.resv))
+	for _, r := range st.resv {
+		if r.hash != hash {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // snapshot runs the admission query (sqlAdmit) on stmt.
 func (s *SQLiteStore) snapshot(ctx context.Context, stmt *sql.Stmt, t target, now int64) (hostState, error) {
-	rows, err := stmt.QueryContext(ctx, t.hash, now, t.host, now, t.host, now-s.limits.longest().Milliseconds())
+	rows, err := stmt.QueryContext(ctx, t.hash, now, t.host, now, t.host, now-s.limits.longest().Milliseconds(),
+		t.host, now-ReserveGrace.Milliseconds())
 	if err != nil {
 		return hostState{}, s.fail("admit", err)
 	}
@@ -154,12 +208,14 @@ func (s *SQLiteStore) snapshot(ctx context.Context, stmt *sql.Stmt, t target, no
 			}
 			st.result = &Entry{ID: id, Report: body, CompletedAt: time.UnixMilli(n1), Age: ms(now - n1)}
 		case 1:
-			st.exps = append(st.exps, n1)
+			st.leases = append(st.leases, hostLease{start: n2, exp: n1})
 			if h == t.hash {
 				st.running = id
 			}
 		case 2:
 			st.starts = append(st.starts, n1)
+		case 3:
+			st.resv = append(st.resv, reservation{id: id, hash: h, at: n1})
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -169,9 +225,21 @@ func (s *SQLiteStore) snapshot(ctx context.Context, stmt *sql.Stmt, t target, no
 	return st, nil
 }
 
-// decide answers from a snapshot: Cached, Admitted for a retry of a held
-// lease, InFlight, Refused; not decided when the URL may be admitted.
+// decide answers Admit from a snapshot: Cached, Admitted for a retry of a
+// held lease, InFlight, Refused; not decided when the URL may be admitted.
 func (s *SQLiteStore) decide(st hostState, t target, id string, now int64) (Admission, bool) {
+	if a, ok := st.settled(t, id); ok {
+		return a, true
+	}
+	if wait, reason := admitWait(s.limits, st.starts, st.others(t.hash), st.reserved(t.hash), st.leases, now); reason >= 0 {
+		return Admission{Decision: Refused, RetryAfter: ms(wait), Reason: s.limits.reason(reason)}, true
+	}
+	return Admission{}, false
+}
+
+// settled answers what comes before the limits: a fresh result, a retry
+// of id's own admission, the URL running under another id.
+func (st hostState) settled(t target, id string) (Admission, bool) {
 	switch {
 	case st.result != nil:
 		return Admission{Decision: Cached, Entry: *st.result}, true
@@ -180,35 +248,7 @@ func (s *SQLiteStore) decide(st hostState, t target, id string, now int64) (Admi
 	case st.running != "":
 		return Admission{Decision: InFlight, RunningID: st.running}, true
 	}
-	if wait, reason := violation(s.limits, st.exps, st.starts, now); reason >= 0 {
-		return Admission{Decision: Refused, RetryAfter: ms(wait), Reason: s.limits.reason(reason)}, true
-	}
 	return Admission{}, false
-}
-
-// violation returns the longest wait in ms among the violated constraints
-// and its index (0 concurrency, i the i-th window), or -1 when none is;
-// exps are the live leases' expiries, starts the start times in ascending
-// order.
-func violation(l Limits, exps, starts []int64, now int64) (wait int64, reason int) {
-	reason = -1
-	if len(exps) >= l.Concurrency {
-		first := exps[0]
-		for _, e := range exps[1:] {
-			first = min(first, e)
-		}
-		wait, reason = first-now, 0
-	}
-	for i, w := range l.Windows {
-		per := w.Per.Milliseconds()
-		lo := sort.Search(len(starts), func(j int) bool { return starts[j] > now-per })
-		if n := len(starts) - lo; n >= w.N {
-			if d := starts[lo+n-w.N] + per - now; d > wait {
-				wait, reason = d, i+1
-			}
-		}
-	}
-	return wait, reason
 }
 
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

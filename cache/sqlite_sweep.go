@@ -11,16 +11,18 @@ import (
 const sweepBatch = 500
 
 // The sweep's statements: each deletes one batch of rows that expired
-// before its argument (starts: before the longest window's cut).
+// before its argument (starts: before the longest window's cut;
+// reservations: ReserveGrace before now).
 var sweepSQL = []struct {
-	query  string
-	starts bool
+	query         string
+	starts, grace bool
 }{
-	{"DELETE FROM hot_leases WHERE (host, id) IN (SELECT host, id FROM hot_leases WHERE expires_at <= ? LIMIT 500)", false},
-	{"DELETE FROM hot_results WHERE url_hash IN (SELECT url_hash FROM hot_results WHERE expires_at <= ? LIMIT 500)", false},
-	{"DELETE FROM hot_fins WHERE (host, id) IN (SELECT host, id FROM hot_fins WHERE expires_at <= ? LIMIT 500)", false},
-	{"DELETE FROM hot_progress WHERE id IN (SELECT id FROM hot_progress WHERE expires_at <= ? LIMIT 500)", false},
-	{"DELETE FROM hot_starts WHERE (host, at, id) IN (SELECT host, at, id FROM hot_starts WHERE at <= ? LIMIT 500)", true},
+	{"DELETE FROM hot_leases WHERE (host, id) IN (SELECT host, id FROM hot_leases WHERE expires_at <= ? LIMIT 500)", false, false},
+	{"DELETE FROM hot_results WHERE url_hash IN (SELECT url_hash FROM hot_results WHERE expires_at <= ? LIMIT 500)", false, false},
+	{"DELETE FROM hot_fins WHERE (host, id) IN (SELECT host, id FROM hot_fins WHERE expires_at <= ? LIMIT 500)", false, false},
+	{"DELETE FROM hot_progress WHERE id IN (SELECT id FROM hot_progress WHERE expires_at <= ? LIMIT 500)", false, false},
+	{"DELETE FROM hot_reservations WHERE (host, url_hash) IN (SELECT host, url_hash FROM hot_reservations WHERE at <= ? LIMIT 500)", false, true},
+	{"DELETE FROM hot_starts WHERE (host, at, id) IN (SELECT host, at, id FROM hot_starts WHERE at <= ? LIMIT 500)", true, false},
 }
 
 // Sweep deletes every hot-state row that has expired: leases of crashed
@@ -35,8 +37,11 @@ func (s *SQLiteStore) Sweep(ctx context.Context) (int64, error) {
 			var n int64
 			err := s.write(ctx, "sweep", func(w *sqliteWriter) error {
 				cut := s.clock()
-				if q.starts {
+				switch {
+				case q.starts:
 					cut -= s.limits.longest().Milliseconds()
+				case q.grace:
+					cut -= ReserveGrace.Milliseconds()
 				}
 				res, err := w.conn.ExecContext(ctx, q.query, cut)
 				if err != nil {
@@ -90,6 +95,7 @@ func (s *SQLiteStore) ttls(ctx context.Context) (map[string]time.Duration, error
 			return err
 		}
 		put(s.keys.lease(host), exp)
+		put(s.keys.leaseStarts(host), exp)
 		put(s.keys.run(target{host: host, hash: hash}), exp)
 		return nil
 	}); err != nil {
@@ -118,6 +124,15 @@ func (s *SQLiteStore) ttls(ctx context.Context) (map[string]time.Duration, error
 			return err
 		}
 		put(s.keys.fin(host, id), exp)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := scan("SELECT host, max(at) FROM hot_reservations GROUP BY host", func(r *sql.Rows) error {
+		if err := r.Scan(&host, &exp); err != nil {
+			return err
+		}
+		put(s.keys.resv(host), exp+ReserveGrace.Milliseconds())
 		return nil
 	}); err != nil {
 		return nil, err

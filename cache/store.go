@@ -60,6 +60,10 @@ const (
 	InFlight
 	// Refused: a limit says no; Admission.RetryAfter and Reason say why.
 	Refused
+	// Reserved: Reserve kept a start of the host for the caller at
+	// Admission.StartsAt; the caller queues the audit for then and calls
+	// Admit with the same id when it starts (or Unreserve).
+	Reserved
 )
 
 // String names the decision for logs.
@@ -73,6 +77,8 @@ func (d Decision) String() string {
 		return "in_flight"
 	case Refused:
 		return "refused"
+	case Reserved:
+		return "reserved"
 	}
 	return "unknown"
 }
@@ -130,12 +136,19 @@ type Admission struct {
 	RunningID string
 	// RetryAfter is set when Refused: the longest wait among the violated
 	// constraints, to the millisecond. For concurrency it is the time until
-	// the earliest running lease expires, an upper bound.
+	// the earliest running audit is expected to end (Limits.Typical after
+	// its start; a few seconds once it runs longer, never past its lease).
+	// A refused Reserve says when a reservation within its bound would be
+	// accepted.
 	RetryAfter time.Duration
 	// Reason is set when Refused: ReasonConcurrency or the window with the
 	// longest wait, as Window.String gives it ("1/1m", "5/1h"). Ties go to
 	// concurrency, then to the earlier window.
 	Reason string
+	// StartsAt is set when Reserved: the time reserved for the audit's
+	// start, by the store's clock. An Admit refusal of an audit that held
+	// a reservation moves it to the new time, and StartsAt says so.
+	StartsAt time.Time
 }
 
 // RetryAfterSeconds is RetryAfter in whole seconds, rounded up and at least
@@ -156,9 +169,12 @@ type Progress struct {
 	Status string
 	// Step is the step running, such as "robots"; empty while queued.
 	Step string
-	// Position is the place in its instance's queue when it was queued (1
-	// is next); 0 once running.
+	// Position is the place in the queue when it was queued (1 is next);
+	// 0 once running.
 	Position int
+	// StartsAt is when a queued audit is due to start; an entry lives
+	// ProgressTTL past it.
+	StartsAt time.Time
 	// UpdatedAt is when it was last set, by the store's clock.
 	UpdatedAt time.Time
 }
@@ -174,17 +190,32 @@ type Store interface {
 	// the same URL is running, else Admitted (the start counts against every
 	// window, even if the audit later fails) or Refused (which counts
 	// against nothing). Calling it again with the same id while the lease is
-	// held returns the same lease and counts nothing new.
+	// held returns the same lease and counts nothing new. Admit consumes
+	// the reservation of the URL, if any (a URL is queued once, under
+	// whichever id); other URLs' live reservations count in the windows,
+	// so that nobody takes a start a queued audit was promised. A refusal
+	// of a reserved URL moves its reservation to the new time.
 	Admit(ctx context.Context, url, id string) (Admission, error)
-	// Peek answers as Admit would at this moment, but charges no window and
-	// takes no lease: Cached, InFlight, Refused, or Admitted meaning "would
-	// be admitted now" (Admission.Lease is then empty). The submitter gets
-	// an answer at once; the charge comes with Admit when the audit starts.
-	Peek(ctx context.Context, url string) (Admission, error)
-	// Renew extends a held lease to LeaseTTL from now, the holder's
+	// Reserve decides for an audit to be queued, charging nothing yet:
+	// Cached, InFlight, Refused when the earliest start the windows (and
+	// the running audits, by Limits.Typical) allow, counting every live
+	// reservation of another URL, is more than within from now; else
+	// Reserved, holding that start for the URL, reserved by id
+	// (Admission.StartsAt), until ReserveGrace past it. A URL whose start
+	// another id reserved already is answered that start and reserves
+	// nothing more (the queue joins the two); reserving again with the
+	// same id moves its reservation. It checks first that a report could
+	// be kept.
+	Reserve(ctx context.Context, url, id string, within time.Duration) (Admission, error)
+	// Unreserve drops the reservation of url if id made it; dropping none
+	// is no error.
+	Unreserve(ctx context.Context, url, id string) error
+	// Renew extends a held lease to LeaseTTL from now, never shortening it
+	// (a lease lives at least LeaseMin from its admission): the holder's
 	// heartbeat. ErrLeaseLost when the lease has expired or was released.
 	Renew(ctx context.Context, l Lease) error
-	// SetProgress stores p (UpdatedAt is set by the store) for ProgressTTL.
+	// SetProgress stores p (UpdatedAt is set by the store) for ProgressTTL,
+	// or until ProgressTTL after p.StartsAt when that is later.
 	SetProgress(ctx context.Context, p Progress) error
 	// Progress returns the live progress entry of id, if any.
 	Progress(ctx context.Context, id string) (Progress, bool, error)

@@ -96,7 +96,11 @@ type overheadRunner struct {
 	got chan time.Duration
 }
 
-func (r overheadRunner) Reaudit(ctx context.Context, req audit.Request) (*audit.Report, error) {
+func (r overheadRunner) Lost(ctx context.Context, req audit.Request) (*audit.Report, error) {
+	return nil, errors.New("no job is lost in this benchmark")
+}
+
+func (r overheadRunner) Run(ctx context.Context, req audit.Request) (*audit.Report, error) {
 	claimed, ok := ClaimedAt(ctx)
 	if !ok {
 		return nil, errors.New("no claim time in the job's context")
@@ -106,7 +110,7 @@ func (r overheadRunner) Reaudit(ctx context.Context, req audit.Request) (*audit.
 }
 
 // BenchmarkSchedulerOverhead is what the scheduler adds to a re-audit: from
-// River's claim of the job to the start of Runner.Reaudit (reading the site,
+// River's claim of the job to the start of Runner.Run (reading the site,
 // its member, whether the due time is recorded and the previous entry), on
 // River's SQLite driver and on PostgreSQL. The render lane is stubbed; one
 // run-now job at a time; p50 and p99 are reported.

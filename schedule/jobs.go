@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/plainget"
@@ -27,9 +28,10 @@ type ReauditArgs struct {
 // Kind is River's name for the job.
 func (ReauditArgs) Kind() string { return "lekta_reaudit" }
 
-// InsertOpts puts re-audits in their own queue, unique by site and due time.
+// InsertOpts puts re-audits in the audits queue after public audits,
+// unique by site and due time.
 func (ReauditArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: queueReaudit, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: QueueAudits, Priority: priorityScheduled, MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 // planArgs is the leader's periodic job that inserts due re-audits.
@@ -73,6 +75,7 @@ func (s *Scheduler) Plan(ctx context.Context, catchUp bool) (int, error) {
 		if err != nil {
 			continue // saved before a rule changed: it is refused when edited
 		}
+		sp = sp.AtLeast(s.cfg.MinInterval)
 		if catchUp {
 			prev := sp.Prev(site.ID, now, s.cfg.Window)
 			if !prev.Before(site.CreatedAt) && now.Sub(prev) < min(sp.Interval, 12*time.Hour) {
@@ -106,14 +109,14 @@ type reauditWorker struct {
 	s *Scheduler
 }
 
-// Timeout bounds the job, its wait for a renderer included.
+// Timeout bounds the job: the audit's hard limit plus the time to store it.
 func (w *reauditWorker) Timeout(*river.Job[ReauditArgs]) time.Duration { return w.s.cfg.JobTimeout }
 
 func (w *reauditWorker) Work(ctx context.Context, job *river.Job[ReauditArgs]) error {
 	if job.AttemptedAt != nil {
 		ctx = context.WithValue(ctx, claimedKey{}, *job.AttemptedAt)
 	}
-	return w.s.work(ctx, job.Args)
+	return w.s.work(ctx, job.ID, job.JobRow, job.Args)
 }
 
 // claimedKey keys the time River claimed a re-audit job in its context.
@@ -121,15 +124,16 @@ type claimedKey struct{}
 
 // ClaimedAt is when River claimed the re-audit job whose context ctx is
 // (the job's attempted_at), for measuring what the scheduler adds before
-// Runner.Reaudit starts; false outside a re-audit job.
+// Runner.Run starts; false outside a re-audit job.
 func ClaimedAt(ctx context.Context) (time.Time, bool) {
 	t, ok := ctx.Value(claimedKey{}).(time.Time)
 	return t, ok
 }
 
-// work runs the re-audit a; an error is River's to retry, JobSnooze puts
-// it off without counting an attempt.
-func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
+// work runs the re-audit a of job jobID; an error is River's to retry,
+// JobSnooze puts it off without counting an attempt. A re-audit whose
+// instance stopped after it started is recorded as an error, not run again.
+func (s *Scheduler) work(ctx context.Context, jobID int64, row *rivertype.JobRow, a ReauditArgs) error {
 	db := s.cfg.Records
 	site, err := db.Site(ctx, a.SiteID)
 	if errors.Is(err, records.ErrNotFound) {
@@ -151,6 +155,15 @@ func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
 		trigger = audit.TriggerScheduled
 	}
 	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID()}
+	if lostID, ok := startedBefore(row); ok {
+		req.ID = lostID
+		rep, err := s.runner.Lost(ctx, req)
+		if err != nil {
+			return err
+		}
+		return s.record(ctx, site, id, due, trigger, rep, nil)
+	}
+	req.OnStart = s.markStarted(jobID, req.ID)
 	var prev *Summary
 	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
 		var p Summary
@@ -163,11 +176,13 @@ func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
 	} else if !errors.Is(err, records.ErrNotFound) {
 		return err
 	}
-	rep, err := s.runner.Reaudit(ctx, req)
+	rep, err := s.runner.Run(ctx, req)
+	var ny *audit.NotYet
 	switch {
-	case errors.Is(err, ErrBusy):
-		return river.JobSnooze(busySnooze)
-	case ctx.Err() != nil:
+	case errors.As(err, &ny):
+		// Not a run: put off until the limiter allows one.
+		return river.JobSnooze(max(ny.Until.Sub(s.cfg.Now()), time.Second))
+	case ctx.Err() != nil && rep == nil:
 		return river.JobSnooze(0) // stopping: run it at the next start
 	case err != nil && rep == nil:
 		if !errors.Is(err, policy.ErrInvalidURL) && !errors.Is(err, policy.ErrTargetRefused) {
@@ -180,13 +195,10 @@ func (s *Scheduler) work(ctx context.Context, a ReauditArgs) error {
 		// The service was shutting down before or while it ran: not a
 		// run; it runs again at the next start.
 		return river.JobSnooze(0)
-	case rep.Status == audit.StatusRateLimited:
-		// Not a run: put off until the limiter allows one.
-		return river.JobSnooze(max(time.Duration(rep.RetryAfterS)*time.Second, time.Second))
 	case rep.Joined:
 		// Another job's audit of the same URL answered: this due time
 		// runs on its own later, so each recorded re-audit is one fetch.
-		return river.JobSnooze(busySnooze)
+		return river.JobSnooze(joinSnooze)
 	case rep.Cached:
 		// The site was not contacted: try again once the result expires.
 		return river.JobSnooze(max(s.cfg.CacheTTL-time.Duration(rep.CacheAgeS)*time.Second, 0) + time.Second)

@@ -26,15 +26,16 @@ import (
 	"lekta.dev/lekta/records"
 )
 
-// ErrBusy: every renderer is busy with public audits; a re-audit waits
-// (its job snoozes) so that scheduled work never starves the public form.
-var ErrBusy = errors.New("every renderer is busy with public audits")
-
-// Runner runs one re-audit on the service's renderers and per-host limits;
-// the server implements it. It returns ErrBusy when public audits hold
-// every renderer.
+// Runner runs the audits River hands this instance, on its renderers and
+// the per-host limits; the server implements it (audit.Auditor's Run and
+// Lost, with the service's metrics and logs).
 type Runner interface {
-	Reaudit(ctx context.Context, req audit.Request) (*audit.Report, error)
+	// Run starts a queued audit and returns its report; *audit.NotYet
+	// when the limits say wait.
+	Run(ctx context.Context, req audit.Request) (*audit.Report, error)
+	// Lost stores the answer for an audit whose instance stopped while it
+	// ran.
+	Lost(ctx context.Context, req audit.Request) (*audit.Report, error)
 }
 
 // ReportReader is a Runner that also returns stored reports by id
@@ -47,26 +48,32 @@ type ReportReader interface {
 
 // Defaults of Config.
 const (
-	DefaultWorkers     = 1
+	DefaultRenderers   = 2
+	DefaultQueueLimit  = 100
 	DefaultWindow      = "01:00-05:00"
 	DefaultMinInterval = 24 * time.Hour
 	DefaultTick        = time.Minute
-	DefaultJobTimeout  = 3 * time.Minute
+	// storeMargin is what a job takes beyond its audit's hard limit: the
+	// report's storing, retried for a lease's life.
+	storeMargin = 45 * time.Second
 	// RiverFile is River's SQLite database in the data dir.
 	RiverFile = "river.db"
-	// busySnooze is how long a re-audit waits when the renderers are busy.
-	busySnooze = 2 * time.Second
+	// joinSnooze is how long a re-audit waits when another audit of its URL
+	// answered it: each recorded re-audit is a fetch of its own.
+	joinSnooze = 2 * time.Second
 	// WebhookTimeout bounds one webhook delivery.
 	WebhookTimeout = 10 * time.Second
 )
 
-// Queue names.
+// Queue names: QueueAudits holds every audit, public and re-audits, by
+// priority; the others (planning, webhooks) never touch a site's limits.
 const (
-	queueReaudit = "reaudit"
-	queueOther   = river.QueueDefault
+	QueueAudits = "audits"
+	queueOther  = river.QueueDefault
 )
 
-// Config is what a Scheduler needs. Records and Guard are required.
+// Config is what a Scheduler needs. Guard is required; without Records it
+// runs public audits only (no members' re-audits are planned).
 type Config struct {
 	Records *records.DB
 	// DatabaseURL puts River's tables in PostgreSQL; otherwise DataDir
@@ -75,8 +82,14 @@ type Config struct {
 	DataDir     string
 	// Guard checks and dials webhook URLs (members supply them).
 	Guard *policy.Guard
-	// Workers run re-audits at a time in this process (DefaultWorkers).
-	Workers int
+	// Renderers is how many audits this process runs at a time
+	// (DefaultRenderers): River's workers of QueueAudits.
+	Renderers int
+	// QueueLimit is the most public audits that may wait to start in the
+	// shared queue, all instances together (DefaultQueueLimit).
+	QueueLimit int
+	// Timeout is the audits' hard limit (audit.DefaultTimeout).
+	Timeout time.Duration
 	// Window and MinInterval are the night window of daily and weekly runs
 	// and the shortest interval a site may have.
 	Window      Window
@@ -86,9 +99,11 @@ type Config struct {
 	// CacheTTL is the result cache's lifetime: a re-audit answered from the
 	// cache snoozes until the result expires.
 	CacheTTL time.Duration
-	// JobTimeout bounds one re-audit job, its wait for a renderer included;
-	// RescueAfter (longer) is when River gives a job whose worker died to
-	// another (default JobTimeout + 1m).
+	// JobTimeout bounds one audit job (Timeout plus the time to store its
+	// report, by default); RescueAfter (longer; default JobTimeout + 15s)
+	// is when River takes back a job whose instance stopped: a queued job
+	// was never taken and runs elsewhere at once, a taken one that had
+	// started ends as an error (never run twice), one that had not runs.
 	JobTimeout  time.Duration
 	RescueAfter time.Duration
 	// ReportURL makes a report's address for webhook events.
@@ -101,8 +116,11 @@ type Config struct {
 type client interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
+	StopAndCancel(ctx context.Context) error
 	Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
 	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+	JobUpdate(ctx context.Context, id int64, params *river.JobUpdateParams) (*rivertype.JobRow, error)
 }
 
 // Scheduler runs members' re-audits on River. Create it with New, then
@@ -119,11 +137,17 @@ type Scheduler struct {
 
 // New validates cfg, brings River's schema up to date and builds the client.
 func New(ctx context.Context, cfg Config) (*Scheduler, error) {
-	if cfg.Records == nil || cfg.Guard == nil {
-		return nil, errors.New("schedule: Records and Guard are required")
+	if cfg.Guard == nil {
+		return nil, errors.New("schedule: a Guard is required")
 	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = DefaultWorkers
+	if cfg.Renderers <= 0 {
+		cfg.Renderers = DefaultRenderers
+	}
+	if cfg.QueueLimit <= 0 {
+		cfg.QueueLimit = DefaultQueueLimit
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = audit.DefaultTimeout
 	}
 	if cfg.Window.Loc == nil {
 		cfg.Window, _ = ParseWindow(DefaultWindow, time.UTC)
@@ -135,10 +159,10 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 		cfg.Tick = DefaultTick
 	}
 	if cfg.JobTimeout <= 0 {
-		cfg.JobTimeout = DefaultJobTimeout
+		cfg.JobTimeout = cfg.Timeout + storeMargin
 	}
 	if cfg.RescueAfter <= cfg.JobTimeout {
-		cfg.RescueAfter = cfg.JobTimeout + time.Minute
+		cfg.RescueAfter = cfg.JobTimeout + 15*time.Second
 	}
 	if cfg.ReportURL == nil {
 		cfg.ReportURL = func(id string) string { return "/r/" + id }
@@ -172,6 +196,9 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 // leader's periodic job.
 func (s *Scheduler) riverConfig() (*river.Config, error) {
 	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &auditWorker{s: s}); err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
 	if err := river.AddWorkerSafely(workers, &reauditWorker{s: s}); err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
@@ -181,16 +208,22 @@ func (s *Scheduler) riverConfig() (*river.Config, error) {
 	if err := river.AddWorkerSafely(workers, &webhookWorker{s: s}); err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
-	poll := min(time.Second, s.cfg.Tick)
+	var periodic []*river.PeriodicJob
+	if s.cfg.Records != nil {
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(s.cfg.Tick),
+			func() (river.JobArgs, *river.InsertOpts) { return planArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true, ID: "lekta_plan"}))
+	}
+	// A producer asks for jobs this often when no insert woke it (an
+	// insert by another instance on SQLite, or a start whose time came).
+	poll := min(250*time.Millisecond, s.cfg.Tick)
 	return &river.Config{
 		Queues: map[string]river.QueueConfig{
-			queueReaudit: {MaxWorkers: s.cfg.Workers},
-			queueOther:   {MaxWorkers: 2},
+			QueueAudits: {MaxWorkers: s.cfg.Renderers},
+			queueOther:  {MaxWorkers: 2},
 		},
-		Workers: workers,
-		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(s.cfg.Tick),
-			func() (river.JobArgs, *river.InsertOpts) { return planArgs{}, nil },
-			&river.PeriodicJobOpts{RunOnStart: true, ID: "lekta_plan"})},
+		Workers:              workers,
+		PeriodicJobs:         periodic,
 		JobTimeout:           s.cfg.JobTimeout,
 		RescueStuckJobsAfter: s.cfg.RescueAfter,
 		FetchPollInterval:    poll,
@@ -228,14 +261,14 @@ func (s *Scheduler) openSQLite(ctx context.Context, rc *river.Config) error {
 func (s *Scheduler) openPostgres(ctx context.Context, rc *river.Config) error {
 	pool, err := pgxpool.New(ctx, s.cfg.DatabaseURL)
 	if err != nil {
-		return fmt.Errorf("connect River to %s: %w", s.cfg.Records.Where(), scrub(err, s.cfg.DatabaseURL))
+		return fmt.Errorf("connect River to %s: %w", s.where(), scrub(err, s.cfg.DatabaseURL))
 	}
 	d := riverpgxv5.New(pool)
 	// Instances starting together migrate one after the other.
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		pool.Close()
-		return fmt.Errorf("connect River to %s: %w", s.cfg.Records.Where(), scrub(err, s.cfg.DatabaseURL))
+		return fmt.Errorf("connect River to %s: %w", s.where(), scrub(err, s.cfg.DatabaseURL))
 	}
 	_, err = conn.Exec(ctx, "SELECT pg_advisory_lock(7301024432)")
 	if err == nil {
@@ -245,7 +278,7 @@ func (s *Scheduler) openPostgres(ctx context.Context, rc *river.Config) error {
 	conn.Release()
 	if err != nil {
 		pool.Close()
-		return fmt.Errorf("prepare River's tables in %s: %w", s.cfg.Records.Where(), err)
+		return fmt.Errorf("prepare River's tables in %s: %w", s.where(), err)
 	}
 	c, err := river.NewClient(d, rc)
 	if err != nil {
@@ -254,6 +287,14 @@ func (s *Scheduler) openPostgres(ctx context.Context, rc *river.Config) error {
 	}
 	s.client, s.closer = c, pool.Close
 	return nil
+}
+
+// where names River's database in messages.
+func (s *Scheduler) where() string {
+	if s.cfg.Records != nil {
+		return s.cfg.Records.Where()
+	}
+	return "PostgreSQL (--database-url)"
 }
 
 // scrub keeps the database URL (and its password) out of an error.
@@ -287,10 +328,17 @@ func (s *Scheduler) Start(ctx context.Context, r Runner) error {
 	return nil
 }
 
-// Stop stops taking jobs and waits for running ones, or for ctx; then it
-// closes River's database pool.
+// Stop stops taking jobs and waits for running ones, or for ctx, then
+// cancels any still running and closes River's database pool. Queued jobs
+// stay in the queue: another instance, or this one's next start, runs
+// them.
 func (s *Scheduler) Stop(ctx context.Context) error {
 	err := s.client.Stop(ctx)
+	if err != nil && ctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		err = s.client.StopAndCancel(cctx)
+		cancel()
+	}
 	s.closer()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("stop River: %w", err)
@@ -308,7 +356,9 @@ func (s *Scheduler) CheckSchedule(spec string) error {
 // id its history entry will have.
 func (s *Scheduler) RunNow(ctx context.Context, siteID string, at time.Time) (string, error) {
 	at = at.Truncate(time.Millisecond)
-	_, err := s.client.Insert(ctx, ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember)}, nil)
+	opts := ReauditArgs{}.InsertOpts()
+	opts.Priority = priorityMember
+	_, err := s.client.Insert(ctx, ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember)}, &opts)
 	if err != nil {
 		return "", fmt.Errorf("queue re-audit of %s: %w", siteID, err)
 	}

@@ -60,6 +60,16 @@ func ParseSpec(s string, min time.Duration) (Spec, error) {
 	return sp, sp.check(s, min)
 }
 
+// AtLeast is the schedule as it runs under a minimum interval: one saved
+// when the minimum was lower runs every min instead, so that no site is
+// re-audited more often than the service's policy says today.
+func (sp Spec) AtLeast(min time.Duration) Spec {
+	if sp.Interval >= min {
+		return sp
+	}
+	return Spec{Kind: Every, Interval: min.Truncate(time.Second)}
+}
+
 func (sp Spec) check(s string, min time.Duration) error {
 	if sp.Interval < min {
 		return fmt.Errorf("%w: %q: re-audits of a site are at least %s apart on this service", ErrTooFrequent, s, min)

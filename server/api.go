@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,8 +29,11 @@ type pending struct {
 	// Step is the step running ("robots", "plain", "render", "compare").
 	Step string `json:"step,omitempty"`
 	// Position is the place in the queue when it was queued (1 is next).
-	Position int   `json:"position,omitempty"`
-	Links    links `json:"links"`
+	Position int `json:"position,omitempty"`
+	// StartsAt is when a queued audit is due to start: the start its
+	// host's limits reserved for it.
+	StartsAt *time.Time `json:"starts_at,omitempty"`
+	Links    links      `json:"links"`
 }
 
 // links point at an audit's JSON and its page.
@@ -83,14 +87,14 @@ func writeReport(w http.ResponseWriter, r *audit.Report) {
 	w.Write(append(b, '\n'))
 }
 
-func (s *Server) writePending(w http.ResponseWriter, r *run, joined bool) {
-	state, _ := r.state()
-	if state == "done" {
-		state = "running" // finished this instant; the next poll has the report
-	}
-	p := pending{ID: r.id, Status: state, URL: r.url, Joined: joined, Step: string(s.stepOf(r)), Links: linksFor(r.id)}
-	if state == "queued" {
-		p.Position = r.position
+func (s *Server) writePending(w http.ResponseWriter, st *status) {
+	p := pending{ID: st.id, Status: st.state, URL: st.url, Joined: st.joined, Step: st.step, Links: linksFor(st.id)}
+	if st.state == cache.ProgressQueued {
+		p.Position = st.position
+		if !st.startsAt.IsZero() {
+			at := st.startsAt.UTC().Truncate(time.Millisecond)
+			p.StartsAt = &at
+		}
 	}
 	writeJSON(w, http.StatusAccepted, p)
 }
@@ -117,7 +121,7 @@ func (s *Server) createAudit() http.Handler {
 			writeReport(w, sub.ready)
 		default:
 			w.Header().Set("Location", "/api/v1/audits/"+sub.id)
-			s.writePending(w, sub.run, sub.joined)
+			s.writePending(w, sub.status())
 		}
 	})
 }
@@ -158,13 +162,13 @@ func (s *Server) getAudit() http.Handler {
 			return
 		}
 		id := r.PathValue("id")
-		rep, running, err := s.lookup(r, id)
+		rep, running, err := s.lookup(r.Context(), id)
 		if running != nil && wait > 0 {
-			rep, running, err = s.await(r, id, running, wait)
+			rep, running, err = s.await(r.Context(), id, wait)
 		}
 		switch {
 		case running != nil:
-			s.writePending(w, running, false)
+			s.writePending(w, running)
 		case err != nil:
 			writeError(w, err)
 		default:
@@ -193,89 +197,91 @@ func (s *Server) parseWait(v string) (time.Duration, error) {
 	return min(d, s.cfg.MaxWait), nil
 }
 
-// followPoll is how often a ?wait= on an audit another instance runs reads
-// the shared store for its report.
+// followPoll is how often a ?wait= reads the shared store for the report
+// of an audit queued or running on any instance.
 const followPoll = 200 * time.Millisecond
 
-// await waits up to wait for the audit id to end: on the run's own end when
-// it runs here, else by reading the shared store until its report exists.
-func (s *Server) await(r *http.Request, id string, running *run, wait time.Duration) (*audit.Report, *run, error) {
+// await waits up to wait for the audit id to end, reading the shared store
+// until its report exists. While this instance shuts down it keeps
+// waiting: the audits it runs end (finished or cancelled) within the grace
+// period, and their reports are stored.
+func (s *Server) await(ctx context.Context, id string, wait time.Duration) (*audit.Report, *status, error) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
-	var tick <-chan time.Time
-	if running.seen != nil {
-		tk := time.NewTicker(followPoll)
-		defer tk.Stop()
-		tick = tk.C
-	}
+	tk := time.NewTicker(followPoll)
+	defer tk.Stop()
 	for {
 		select {
-		case <-running.done:
-		case <-tick:
-			rep, again, err := s.lookup(r, id)
-			if again != nil && again.seen != nil {
-				running = again
-				continue
+		case <-tk.C:
+			rep, again, err := s.lookup(ctx, id)
+			if again == nil {
+				return rep, nil, err
 			}
-			return rep, again, err
+			continue
 		case <-t.C:
-		case <-r.Context().Done():
-		case <-s.pool.stopping():
+		case <-ctx.Done():
 		}
-		return s.lookup(r, id)
+		return s.lookup(ctx, id)
 	}
 }
 
-// lookup finds id: a run of this process still going (running), a run
-// that finished here, a stored report, or an audit queued or running on
-// another instance (running, from its progress entry). The progress entry
-// is read before the report, and an audit's report is stored before its
-// entry is dropped, so an audit that ends meanwhile is never missed.
-func (s *Server) lookup(r *http.Request, id string) (*audit.Report, *run, error) {
+// status is where an audit not yet reported stands, as any instance
+// recorded it.
+type status struct {
+	id, url string
+	// state is "queued" or "running".
+	state    string
+	step     string
+	position int
+	startsAt time.Time
+	// since is when it was queued or started, as far as known.
+	since  time.Time
+	joined bool
+}
+
+// status is the submission's 202 view.
+func (sub submission) status() *status {
+	st := &status{id: sub.id, url: sub.url, state: cache.ProgressQueued, position: sub.position, startsAt: sub.startsAt, joined: sub.joined}
+	if sub.joined {
+		st.state = cache.ProgressRunning
+	}
+	return st
+}
+
+// lookup finds id: a stored report, or an audit queued or running on any
+// instance, from its progress entry or, when that has gone (its instance
+// stopped before River rescued the job), from the queue itself. The
+// progress entry is read before the report, and an audit's report is
+// stored before its entry is dropped, so an audit that ends meanwhile is
+// never missed.
+func (s *Server) lookup(ctx context.Context, id string) (*audit.Report, *status, error) {
 	if !validID(id) {
 		return nil, nil, notFound()
 	}
-	if run := s.pool.lookup(id); run != nil {
-		select {
-		case <-run.done:
-			if rep, err := run.result(); rep != nil {
-				return rep, nil, nil
-			} else if err != nil && !errors.Is(err, audit.ErrNotFound) {
-				return nil, nil, err
-			}
-		default:
-			return nil, run, nil
-		}
-	}
-	p, found, perr := s.cfg.Auditor.Progress(r.Context(), id)
-	rep, err := s.cfg.Auditor.Report(r.Context(), id)
+	p, found, perr := s.cfg.Auditor.Progress(ctx, id)
+	rep, err := s.cfg.Auditor.Report(ctx, id)
 	switch {
 	case err == nil:
 		return rep, nil, nil
-	case perr == nil && found && errors.Is(err, audit.ErrNotFound):
-		return nil, s.seenRun(p), nil
+	case !errors.Is(err, audit.ErrNotFound):
+		return nil, nil, err
+	case perr == nil && found:
+		st := &status{id: id, url: p.URL, state: p.Status, step: p.Step, position: p.Position, startsAt: p.StartsAt, since: p.UpdatedAt}
+		return nil, st, nil
 	}
-	return rep, nil, err
-}
-
-// seenRun is a view of an audit another instance queued or runs.
-func (s *Server) seenRun(p cache.Progress) *run {
-	r := &run{id: p.ID, url: p.URL, seen: &p, position: p.Position, done: make(chan struct{})}
-	if p.Status == cache.ProgressRunning {
-		r.started = p.UpdatedAt
-	} else {
-		r.queued = p.UpdatedAt
+	w, ok, ferr := s.cfg.Queue.Find(ctx, id)
+	switch {
+	case ferr != nil:
+		s.cfg.Logger.Warn("find a queued audit", "id", id, "error", ferr)
+		return nil, nil, unavailableRefusal(ferr)
+	case !ok:
+		return nil, nil, err
 	}
-	return r
-}
-
-// stepOf is the step r is at: from this process's watcher, or from the
-// progress entry of an audit another instance runs.
-func (s *Server) stepOf(r *run) audit.Step {
-	if r.seen != nil {
-		return audit.Step(r.seen.Step)
+	st := &status{id: id, url: w.URL, state: cache.ProgressQueued, startsAt: w.StartsAt}
+	if w.Running {
+		st.state, st.startsAt = cache.ProgressRunning, time.Time{}
 	}
-	return s.steps.at(r.id)
+	return nil, st, nil
 }
 
 // validID accepts the shape of report ids (base32 from audit.NewID, or

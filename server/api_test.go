@@ -77,10 +77,12 @@ func TestAPILifecycle(t *testing.T) {
 		}
 	})
 	t.Run("same host other URL is rate limited", func(t *testing.T) {
+		// The host's next start is a minute on, past the 10 s this
+		// harness's submitters wait.
 		resp, b := h.post("http://shop.example/index.html")
 		e := wantError(t, resp, b, http.StatusTooManyRequests, codeRateLimited, true)
-		if !strings.HasPrefix(e.Error.Message, "Another audit of shop.example is running; try again in ") {
-			t.Errorf("message %q does not name the concurrency limit", e.Error.Message)
+		if !strings.HasPrefix(e.Error.Message, "This host was audited less than a minute ago; try again in ") {
+			t.Errorf("message %q does not name the minute window", e.Error.Message)
 		}
 	})
 
@@ -182,7 +184,7 @@ func TestAPIErrors(t *testing.T) {
 }
 
 func TestQueueFullIsNotCharged(t *testing.T) {
-	h := newHarness(t, gated, func(c *Config, _ *stubRenderer) { c.Renderers, c.Queue = 1, 1 })
+	h := newHarness(t, gated, func(c *harnessConfig) { c.renderers, c.queueLimit = 1, 1 })
 	first, b := h.post("http://a.example/index.html")
 	wantStatus(t, first, b, http.StatusAccepted)
 	firstID := decode[pending](t, b).ID
@@ -215,7 +217,7 @@ func TestQueueFullIsNotCharged(t *testing.T) {
 }
 
 func TestClientRateLimit(t *testing.T) {
-	h := newHarness(t, func(c *Config, _ *stubRenderer) { c.ClientRate = []cache.Window{{N: 2, Per: time.Minute}} })
+	h := newHarness(t, func(c *harnessConfig) { c.ClientRate = []cache.Window{{N: 2, Per: time.Minute}} })
 	var first string
 	for i, host := range []string{"a.example", "b.example"} {
 		resp, b := h.post("http://" + host + "/index.html")
@@ -253,7 +255,7 @@ func TestClientRateLimit(t *testing.T) {
 // TestCachedAnswersAreNotCounted: a client whose submissions are answered
 // from the cache keeps its whole submission allowance.
 func TestCachedAnswersAreNotCounted(t *testing.T) {
-	h := newHarness(t, func(c *Config, _ *stubRenderer) { c.ClientRate = []cache.Window{{N: 2, Per: time.Minute}} })
+	h := newHarness(t, func(c *harnessConfig) { c.ClientRate = []cache.Window{{N: 2, Per: time.Minute}} })
 	resp, b := h.post("http://a.example/index.html")
 	wantStatus(t, resp, b, http.StatusAccepted)
 	h.waitReport(decode[pending](t, b).ID)
@@ -286,7 +288,7 @@ func TestFormTakesAddressWithoutScheme(t *testing.T) {
 }
 
 func TestLongPollIsCapped(t *testing.T) {
-	h := newHarness(t, gated, func(c *Config, _ *stubRenderer) { c.MaxWait = 30 * time.Millisecond })
+	h := newHarness(t, gated, func(c *harnessConfig) { c.MaxWait = 30 * time.Millisecond })
 	resp, b := h.post("http://shop.example/index.html")
 	wantStatus(t, resp, b, http.StatusAccepted)
 	id := decode[pending](t, b).ID

@@ -16,6 +16,7 @@ import (
 	"lekta.dev/lekta/internal/redistest"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
+	"lekta.dev/lekta/schedule"
 )
 
 // BenchmarkAPIReportByID measures GET /api/v1/audits/{id} through the
@@ -126,7 +127,11 @@ func benchServer(b *testing.B, store cache.Store) *Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := New(Config{Auditor: aud, Renderers: 1, Queue: 1})
+	q, err := schedule.New(context.Background(), schedule.Config{DataDir: b.TempDir(), Guard: guard, Renderers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := New(Config{Auditor: aud, Queue: q})
 	if err != nil {
 		b.Fatal(err)
 	}

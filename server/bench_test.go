@@ -17,7 +17,7 @@ import (
 func BenchmarkAPICacheHit(b *testing.B) {
 	// The per-client log stays short with a 1 ms window, so the limit is
 	// measured without refusing anything.
-	h := newHarness(b, func(c *Config, _ *stubRenderer) {
+	h := newHarness(b, func(c *harnessConfig) {
 		c.ClientRate = []cache.Window{{N: 1 << 30, Per: time.Millisecond}}
 	})
 	const target = "http://shop.example/js-title.html"

@@ -78,20 +78,23 @@ type botView struct {
 	CacheTTL, ReportTTL     string
 	ReportsDurable          bool
 	Timeout                 string
-	MaxRedirects            int
-	MaxNavigations          int
-	MaxFrameLoads           int
-	ClientRate              []string
-	Contact                 string
-	ContactText             string
-	ContactIsURL            bool
-	PrivateAllowed          bool
-	RobotsExample           string
-	RecordsOn               bool
-	RecordsTTL              string
-	PublicAddrUnknown       bool
-	Reaudits                *ReauditPolicy
-	ReauditMin              string
+	// HoldBound is how long after its start a stopped instance's audit
+	// can hold its host: the hard limit plus a margin.
+	HoldBound         string
+	MaxRedirects      int
+	MaxNavigations    int
+	MaxFrameLoads     int
+	ClientRate        []string
+	Contact           string
+	ContactText       string
+	ContactIsURL      bool
+	PrivateAllowed    bool
+	RobotsExample     string
+	RecordsOn         bool
+	RecordsTTL        string
+	PublicAddrUnknown bool
+	Reaudits          *ReauditPolicy
+	ReauditMin        string
 }
 
 // ReauditPolicy is what /bot says of scheduled re-audits.
@@ -112,6 +115,7 @@ func (p Policy) view() botView {
 		Token: id.Token, Version: id.Version, InfoURL: id.InfoURL, PlainUA: id.PlainUA(),
 		Concurrency: p.Limits.Concurrency, CacheTTL: human(p.Limits.CacheTTL),
 		ReportTTL: human(p.Limits.ReportTTL), Timeout: human(p.Timeout),
+		HoldBound:    human(max(p.Limits.LeaseTTL, p.Limits.LeaseMin)),
 		MaxRedirects: p.MaxRedirects, MaxNavigations: p.MaxNavigations, MaxFrameLoads: p.MaxFrameLoads,
 		Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
 		ReportsDurable: p.ReportsDurable,

@@ -123,8 +123,16 @@ func hostLimited(rep *audit.Report) *apiError {
 		RetryAfter: time.Duration(rep.RetryAfterS) * time.Second, outcome: outcomeRateLimited}
 }
 
+// unavailableRefusal is the answer when the shared queue did not take a
+// submission: nothing was queued or charged.
+func unavailableRefusal(err error) *apiError {
+	return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
+		Message:    "The queue that runs audits did not answer, so no audit was queued; try again in " + compare.Duration(storeRetryAfter) + ".",
+		RetryAfter: storeRetryAfter, outcome: outcomeUnavailable, cause: err}
+}
+
 func queueRefusal(err error) *apiError {
-	msg := "All audit slots are taken; try again in " + compare.Duration(queueRetryAfter) + "."
+	msg := "The audit queue is full; try again in " + compare.Duration(queueRetryAfter) + "."
 	if errors.Is(err, errStopping) {
 		msg = "The server is restarting; try again in " + compare.Duration(queueRetryAfter) + "."
 	}

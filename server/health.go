@@ -40,10 +40,8 @@ func (s *Server) readyz() http.Handler {
 			}
 			res.Checks[c.Name] = "ok"
 		}
-		select {
-		case <-s.pool.stopping():
+		if s.stopping.Load() {
 			res.Status, status = "stopping", http.StatusServiceUnavailable
-		default:
 		}
 		writeJSON(w, status, res)
 	})

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,7 +20,9 @@ import (
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/render"
+	"lekta.dev/lekta/schedule"
 )
 
 // stubRenderer stands in for Chromium in the handler tests: it returns a
@@ -85,11 +88,11 @@ func (f *flakyStore) Admit(ctx context.Context, u, id string) (cache.Admission, 
 	return f.Store.Admit(ctx, u, id)
 }
 
-func (f *flakyStore) Peek(ctx context.Context, u string) (cache.Admission, error) {
+func (f *flakyStore) Reserve(ctx context.Context, u, id string, within time.Duration) (cache.Admission, error) {
 	if err := f.err(); err != nil {
 		return cache.Admission{}, err
 	}
-	return f.Store.Peek(ctx, u)
+	return f.Store.Reserve(ctx, u, id, within)
 }
 
 func (f *flakyStore) Report(ctx context.Context, id string) (cache.Entry, error) {
@@ -115,6 +118,7 @@ type harness struct {
 	site   *testsite.Site
 	rend   *stubRenderer
 	store  *flakyStore
+	sched  *schedule.Scheduler
 	client *http.Client
 
 	mu       sync.Mutex
@@ -129,7 +133,24 @@ type exchange struct {
 	body         []byte
 }
 
-type harnessOpt func(*Config, *stubRenderer)
+// harnessConfig is what a harness is built from: the server's Config and
+// its queue's (River on a SQLite file in riverDir, or PostgreSQL at
+// databaseURL; instances given the same one share the queue).
+type harnessConfig struct {
+	Config
+	rend *stubRenderer
+	// renderers and queueLimit are the queue's workers and bound.
+	renderers, queueLimit int
+	riverDir, databaseURL string
+	// records and minInterval turn on members' re-audits.
+	records     *records.DB
+	minInterval time.Duration
+	timeout     time.Duration
+	// started, when set, receives the instance's scheduler once running.
+	started func(*schedule.Scheduler)
+}
+
+type harnessOpt func(*harnessConfig)
 
 // newHarness starts a server for tb; hosts shop.example, other.example and
 // a.example … e.example resolve to the test site.
@@ -143,10 +164,11 @@ func newHarness(tb testing.TB, opts ...harnessOpt) *harness {
 }
 
 // newInstance is one server (an instance) over store, whose limits are
-// lim, auditing site; several may share a site and a store.
+// lim, auditing site; several may share a site, a store and a queue
+// (sharedQueue).
 func newInstance(tb testing.TB, site *testsite.Site, shared cache.Store, lim cache.Limits, opts ...harnessOpt) *harness {
 	tb.Helper()
-	hosts := append([]string{"shop.example", "other.example"}, "a.example", "b.example", "c.example", "d.example", "e.example")
+	hosts := append([]string{"shop.example", "other.example", "hooks.example"}, "a.example", "b.example", "c.example", "d.example", "e.example")
 	guard, err := policy.NewGuard(site.GuardConfig(hosts...))
 	if err != nil {
 		tb.Fatal(err)
@@ -154,27 +176,53 @@ func newInstance(tb testing.TB, site *testsite.Site, shared cache.Store, lim cac
 	store := &flakyStore{Store: shared}
 	rend := &stubRenderer{}
 	id := policy.DefaultIdentity()
-	aud, err := audit.New(audit.Config{Guard: guard, Renderer: rend, Store: store, Token: id.Token,
-		PlainUA: id.PlainUA(), Timeout: 20 * time.Second, LeaseTTL: lim.LeaseTTL})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg := Config{
-		Auditor: aud, Renderers: 2, Queue: 4,
-		ClientRate: []cache.Window{{N: 1000, Per: time.Minute}},
+	// A submitter waits at most 10 s for a start here, so that a second
+	// audit of a host within its minute is refused at once, as the tests
+	// of refusals expect; tests of the queue's waits set their own.
+	hc := &harnessConfig{rend: rend, renderers: 2, queueLimit: 4, timeout: 20 * time.Second, Config: Config{
+		MaxStartWait: 10 * time.Second,
+		ClientRate:   []cache.Window{{N: 1000, Per: time.Minute}},
 		Policy: Policy{Identity: id, RenderUA: rend.UserAgent, Limits: lim, Timeout: 20 * time.Second,
 			MaxRedirects: 5, MaxNavigations: 3, MaxFrameLoads: 20, ClientRate: []cache.Window{{N: 1000, Per: time.Minute}}},
 		Ready: []Check{{Name: "store", Func: store.Ping}},
+	}}
+	aud, err := audit.New(audit.Config{Guard: guard, Renderer: rend, Store: store, Token: id.Token,
+		PlainUA: id.PlainUA(), Timeout: hc.timeout, LeaseTTL: lim.LeaseTTL})
+	if err != nil {
+		tb.Fatal(err)
 	}
+	hc.Auditor = aud
 	for _, o := range opts {
-		o(&cfg, rend)
+		o(hc)
+	}
+	if hc.riverDir == "" && hc.databaseURL == "" {
+		hc.riverDir = tb.TempDir()
+	}
+	w, _ := schedule.ParseWindow("01:00-05:00", time.UTC)
+	sched, err := schedule.New(context.Background(), schedule.Config{Records: hc.records, DataDir: hc.riverDir,
+		DatabaseURL: hc.databaseURL, Guard: guard, Renderers: hc.renderers, QueueLimit: hc.queueLimit,
+		Timeout: hc.timeout, Window: w, MinInterval: cmp.Or(hc.minInterval, time.Hour), Tick: time.Second,
+		CacheTTL: lim.CacheTTL})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := hc.Config
+	cfg.Queue = sched
+	if hc.records != nil {
+		cfg.Members, cfg.Guard = hc.records, guard
 	}
 	srv, err := New(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if err := sched.Start(context.Background(), srv); err != nil {
+		tb.Fatal(err)
+	}
+	if hc.started != nil {
+		hc.started(sched)
+	}
 	ts := httptest.NewServer(srv.Handler())
-	h := &harness{tb: tb, srv: srv, ts: ts, site: site, rend: rend, store: store,
+	h := &harness{tb: tb, srv: srv, ts: ts, site: site, rend: rend, store: store, sched: sched,
 		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	// Every API answer any test sees is checked against openapi.json.
 	tb.Cleanup(func() { h.checkSpec(tb) })
@@ -196,10 +244,15 @@ func newInstance(tb testing.TB, site *testsite.Site, shared cache.Store, lim cac
 	return h
 }
 
+// sharedQueue makes instances share one queue: River's SQLite file in dir.
+func sharedQueue(dir string) harnessOpt {
+	return func(c *harnessConfig) { c.riverDir = dir }
+}
+
 // gated makes every render wait until the test opens the gate.
-func gated(c *Config, r *stubRenderer) {
-	r.gate = make(chan struct{})
-	r.started = make(chan string, 64)
+func gated(c *harnessConfig) {
+	c.rend.gate = make(chan struct{})
+	c.rend.started = make(chan string, 64)
 }
 
 // open lets gated renders finish.
@@ -269,7 +322,13 @@ type apiErr struct {
 // waitReport long-polls id until the report is there.
 func (h *harness) waitReport(id string) *audit.Report {
 	h.tb.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	return h.waitReportWithin(id, 30*time.Second)
+}
+
+// waitReportWithin is waitReport with a deadline of its own.
+func (h *harness) waitReportWithin(id string, within time.Duration) *audit.Report {
+	h.tb.Helper()
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		resp, b := h.do("GET", "/api/v1/audits/"+id+"?wait=5s", "", nil)
 		switch resp.StatusCode {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"testing"
@@ -39,98 +40,159 @@ func sharedRedis(tb testing.TB, lim cache.Limits, n int) []cache.Store {
 	return out
 }
 
-func oneRenderer(c *Config, _ *stubRenderer) { c.Renderers, c.Queue = 1, 4 }
+func oneRenderer(c *harnessConfig) { c.renderers, c.queueLimit = 1, 4 }
 
-// TestServeChargesAtStart runs two instances with one renderer each on one
-// Redis. Instance A's renderer is held by a slow audit while a second host's
-// audit waits in its queue; instance B audits that host meanwhile. When A's
-// renderer frees, its queued audit is decided then, so at the site the
-// host's audits are never closer together than the window (first request
-// of each audit, robots.txt, from the site's own log).
-func TestServeChargesAtStart(t *testing.T) {
-	const window = 3 * time.Second
+// TestIdleInstanceTakesTheQueue runs two instances with one renderer each
+// on one Redis and one queue. Instance A's renderer is held by a slow
+// audit; what is submitted to A meanwhile runs on B, whose renderer is
+// free: the queue is the fleet's, not an instance's.
+func TestIdleInstanceTakesTheQueue(t *testing.T) {
 	lim := cache.Defaults()
-	lim.Windows = []cache.Window{{N: 1, Per: window}}
 	site := testsite.Start(t)
 	stores := sharedRedis(t, lim, 2)
-	a := newInstance(t, site, stores[0], lim, gated, oneRenderer)
-	b := newInstance(t, site, stores[1], lim, oneRenderer)
+	dir := t.TempDir()
+	a := newInstance(t, site, stores[0], lim, gated, oneRenderer, sharedQueue(dir))
+	b := newInstance(t, site, stores[1], lim, oneRenderer, sharedQueue(dir))
 
 	resp, body := a.post("http://a.example/index.html")
 	wantStatus(t, resp, body, http.StatusAccepted)
+	held := decode[pending](t, body).ID
 	<-a.rend.started // A's one renderer is held
-	resp, body = a.post("http://b.example/index.html?queued")
+	resp, body = a.post("http://b.example/index.html")
 	wantStatus(t, resp, body, http.StatusAccepted)
-	queued := decode[pending](t, body)
-	if queued.Status != "queued" || queued.Position != 1 {
-		t.Fatalf("the audit behind the held one: %+v, want queued at position 1", queued)
+	other := decode[pending](t, body)
+	if other.Status != "queued" || other.StartsAt == nil {
+		t.Fatalf("the submission to the busy instance: %+v, want queued with its start", other)
 	}
-	// B audits the same host now: A's queued audit charged nothing.
-	resp, body = b.post("http://b.example/index.html?now")
+	if r := a.waitReport(other.ID); r.Status != audit.StatusComplete {
+		t.Fatalf("the audit submitted to A while A was busy: %s (%s), want complete (run by B)", r.Status, r.Reason)
+	}
+	if n := b.rend.renders.Load(); n != 1 {
+		t.Errorf("B rendered %d pages, want 1 (A's submission)", n)
+	}
+	resp, body = b.do("GET", "/api/v1/audits/"+held, "", nil)
 	wantStatus(t, resp, body, http.StatusAccepted)
-	now := b.waitReport(decode[pending](t, body).ID)
-	if now.Status != audit.StatusComplete {
-		t.Fatalf("B's audit: %s (%s), want complete", now.Status, now.Reason)
+	if p := decode[pending](t, body); p.Status != "running" || p.Step != "render" {
+		t.Errorf("B on A's held audit: %+v, want running at render", p)
 	}
 	a.open()
-	late := a.waitReport(queued.ID)
-	if late.Status != audit.StatusRateLimited && late.Status != audit.StatusComplete {
-		t.Fatalf("A's queued audit ended %s (%s), want rate_limited or complete", late.Status, late.Reason)
-	}
-	if late.Status == audit.StatusRateLimited && (late.Limit != "1/3s" || late.RetryAfterS < 1) {
-		t.Errorf("A's queued audit refused with limit %q retry %d s, want 1/3s and a retry", late.Limit, late.RetryAfterS)
-	}
-	starts := site.HitsOf("b.example", "/robots.txt")
-	sort.Slice(starts, func(i, j int) bool { return starts[i].Start.Before(starts[j].Start) })
-	if late.Status == audit.StatusRateLimited && len(starts) != 1 {
-		t.Errorf("b.example saw %d audits, want 1 (the late one was refused before contacting it)", len(starts))
-	}
-	for i := 1; i < len(starts); i++ {
-		if gap := starts[i].Start.Sub(starts[i-1].Start); gap < window {
-			t.Errorf("b.example audits %d and %d reached the site %s apart, want at least %s", i, i+1, gap, window)
-		}
-	}
-	if n := site.MaxConcurrent("b.example"); n != 1 {
-		t.Errorf("b.example had %d requests in flight at once, want 1", n)
+	if r := b.waitReport(held); r.Status != audit.StatusComplete {
+		t.Errorf("A's held audit: %s, want complete", r.Status)
 	}
 }
 
-// TestFollowOnAnotherInstance submits on instance A and follows on B: B
-// answers 202 with A's progress (running at its step, queued at its place)
-// and then 200 with the report, with ?wait= returning once it exists.
-func TestFollowOnAnotherInstance(t *testing.T) {
+// TestAcceptedMeansItRuns submits four pages of one host at once, where the
+// host may start one audit every 3 s and a submitter waits at most 7 s for
+// a start: the first three are accepted with starts 3.5 s apart and all
+// run (none ends rate limited), the fourth would start after 10.5 s and is
+// refused at once with Retry-After. From the site's own log the audits
+// reached it at least the window apart, one at a time.
+func TestAcceptedMeansItRuns(t *testing.T) {
+	const window = 3 * time.Second
 	lim := cache.Defaults()
+	lim.Windows = []cache.Window{{N: 1, Per: window}}
+	lim.StartSlack = cache.DefaultStartSlack
 	site := testsite.Start(t)
 	stores := sharedRedis(t, lim, 2)
-	a := newInstance(t, site, stores[0], lim, gated, oneRenderer)
-	b := newInstance(t, site, stores[1], lim, oneRenderer)
+	dir := t.TempDir()
+	wait := func(c *harnessConfig) { c.MaxStartWait = 7 * time.Second }
+	a := newInstance(t, site, stores[0], lim, oneRenderer, sharedQueue(dir), wait)
+	b := newInstance(t, site, stores[1], lim, oneRenderer, sharedQueue(dir), wait)
+	var ids []string
+	var starts []time.Time
+	for i, h := range []*harness{a, b, a} {
+		resp, body := h.post(fmt.Sprintf("http://c.example/index.html?%d", i))
+		wantStatus(t, resp, body, http.StatusAccepted)
+		p := decode[pending](t, body)
+		if p.StartsAt == nil || p.Status != "queued" {
+			t.Fatalf("submission %d: %+v, want queued with starts_at", i, p)
+		}
+		ids, starts = append(ids, p.ID), append(starts, *p.StartsAt)
+	}
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(starts[i-1]); gap < window {
+			t.Errorf("starts %d and %d are %s apart, want at least %s", i-1, i, gap, window)
+		}
+	}
+	resp, body := b.post("http://c.example/index.html?3")
+	wantError(t, resp, body, http.StatusTooManyRequests, codeRateLimited, true)
+	for _, id := range ids {
+		if r := a.waitReport(id); r.Status != audit.StatusComplete {
+			t.Errorf("accepted audit %s ended %s (%s), want complete", id, r.Status, r.Reason)
+		}
+	}
+	seen := site.HitsOf("c.example", "/robots.txt")
+	sort.Slice(seen, func(i, j int) bool { return seen[i].Start.Before(seen[j].Start) })
+	if len(seen) != 3 {
+		t.Errorf("c.example saw %d audits, want 3", len(seen))
+	}
+	for i := 1; i < len(seen); i++ {
+		if gap := seen[i].Start.Sub(seen[i-1].Start); gap < window {
+			t.Errorf("c.example audits %d and %d reached the site %s apart, want at least %s", i, i+1, gap, window)
+		}
+	}
+	if n := site.MaxConcurrent("c.example"); n != 1 {
+		t.Errorf("c.example had %d requests in flight at once, want 1", n)
+	}
+}
 
-	resp, body := a.post("http://a.example/index.html")
-	wantStatus(t, resp, body, http.StatusAccepted)
-	running := decode[pending](t, body).ID
-	<-a.rend.started
-	resp, body = a.post("http://c.example/index.html")
-	wantStatus(t, resp, body, http.StatusAccepted)
-	queued := decode[pending](t, body).ID
-
-	resp, body = b.do("GET", "/api/v1/audits/"+running, "", nil)
-	wantStatus(t, resp, body, http.StatusAccepted)
-	if p := decode[pending](t, body); p.ID != running || p.Status != "running" || p.Step != "render" || p.URL != "http://a.example/index.html" {
-		t.Errorf("B on A's running audit: %+v, want running at render", p)
+// TestClusterSlotMovesUnderLoad runs two instances on a Redis Cluster of
+// three masters, sharing one queue, with a dozen audits of three hosts
+// queued at once, and moves one host's slot to another master while they
+// run. Every accepted audit runs, and from the site's own log each host
+// had one request at a time and its audits at least its window apart.
+func TestClusterSlotMovesUnderLoad(t *testing.T) {
+	const window = time.Second
+	lim := cache.Defaults()
+	lim.Windows = []cache.Window{{N: 1, Per: window}, {N: 100, Per: time.Hour}}
+	lim.StartSlack = cache.DefaultStartSlack
+	c := redistest.StartCluster(t, 3)
+	prefix := redistest.Prefix(t, c.Client(t))
+	site := testsite.Start(t)
+	dir := t.TempDir()
+	var hs []*harness
+	for range 2 {
+		db, err := records.Open(context.Background(), records.Config{DataDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		s, err := cache.NewRedisStore(context.Background(), c.URL(), db, lim,
+			cache.RedisOptions{Prefix: prefix, Cluster: true, CallTimeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		hs = append(hs, newInstance(t, site, s, lim, oneRenderer, sharedQueue(dir),
+			func(c *harnessConfig) { c.queueLimit, c.MaxStartWait = 20, time.Minute }))
 	}
-	resp, body = b.do("GET", "/api/v1/audits/"+queued, "", nil)
-	wantStatus(t, resp, body, http.StatusAccepted)
-	if p := decode[pending](t, body); p.Status != "queued" || p.Position != 1 {
-		t.Errorf("B on A's queued audit: %+v, want queued at position 1", p)
+	hosts := []string{"a.example", "b.example", "c.example"}
+	var ids []string
+	for i := range 12 {
+		resp, body := hs[i%2].post(fmt.Sprintf("http://%s/index.html?%d", hosts[i%3], i))
+		wantStatus(t, resp, body, http.StatusAccepted)
+		ids = append(ids, decode[pending](t, body).ID)
 	}
-	// A long poll on B returns once A has stored the report.
-	polled := make(chan *audit.Report, 1)
-	go func() { polled <- b.waitReport(running) }()
-	a.open()
-	if r := <-polled; r.ID != running || r.Status != audit.StatusComplete {
-		t.Errorf("B's long poll: %s %s, want %s complete", r.ID, r.Status, running)
+	slot := redistest.Slot("{a.example}")
+	c.MoveSlot(t, slot, (c.Owner(slot)+1)%3)
+	for _, id := range ids {
+		if r := hs[0].waitReportWithin(id, 90*time.Second); r.Status != audit.StatusComplete {
+			t.Errorf("accepted audit %s ended %s (%s), want complete", id, r.Status, r.Reason)
+		}
 	}
-	if r := b.waitReport(queued); r.ID != queued || r.Status != audit.StatusComplete {
-		t.Errorf("B on the queued audit at the end: %s %s, want %s complete", r.ID, r.Status, queued)
+	for _, host := range hosts {
+		if n := site.MaxConcurrent(host); n != 1 {
+			t.Errorf("%s had %d requests in flight at once, want 1", host, n)
+		}
+		seen := site.HitsOf(host, "/robots.txt")
+		sort.Slice(seen, func(i, j int) bool { return seen[i].Start.Before(seen[j].Start) })
+		if len(seen) != 4 {
+			t.Errorf("%s saw %d audits, want 4", host, len(seen))
+		}
+		for i := 1; i < len(seen); i++ {
+			if gap := seen[i].Start.Sub(seen[i-1].Start); gap < window {
+				t.Errorf("%s: audits %d and %d reached it %s apart, want at least %s", host, i, i+1, gap, window)
+			}
+		}
 	}
 }

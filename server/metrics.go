@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -70,7 +71,10 @@ func buildInfo() prometheus.Labels {
 	return l
 }
 
-func newMetrics(p *pool, contexts func() int) *metrics {
+// depthTimeout bounds the queue read of one scrape.
+const depthTimeout = time.Second
+
+func newMetrics(s *Server, contexts func() int) *metrics {
 	reg := prometheus.NewRegistry()
 	m := &metrics{
 		reg: reg,
@@ -97,16 +101,25 @@ func newMetrics(p *pool, contexts func() int) *metrics {
 			[]string{"lane", "status"}),
 	}
 	if contexts == nil {
-		contexts = p.busy
+		contexts = s.Running
+	}
+	depth := func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), depthTimeout)
+		defer cancel()
+		n, err := s.cfg.Queue.Depth(ctx)
+		if err != nil {
+			return -1
+		}
+		return float64(n)
 	}
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: metricBuildInfo,
 		Help: "Always 1; the labels say which build is running.", ConstLabels: buildInfo()})
 	build.Set(1)
 	reg.MustRegister(m.audits, m.laneDuration, m.refusals, m.cacheHits, m.outbound, m.submissions, m.verifies, build,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricQueueDepth,
-			Help: "Admitted audits waiting for a renderer."}, func() float64 { return float64(p.depth()) }),
+			Help: "Public audits waiting to start in the shared queue, every instance's together (-1 when the queue did not answer)."}, depth),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricRunning,
-			Help: "Audits running or joined in this process."}, func() float64 { return float64(p.busy()) }),
+			Help: "Audits running in this process."}, func() float64 { return float64(s.Running()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricContexts,
 			Help: "Browser contexts in use (or audits running, where the browser does not say)."},
 			func() float64 { return float64(contexts()) }),

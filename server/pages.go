@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
 )
@@ -154,14 +155,11 @@ func (s *Server) reportPage() http.Handler {
 		w.Header().Set("X-Robots-Tag", "noindex, nofollow")
 		w.Header().Set("Cache-Control", "no-store")
 		id := r.PathValue("id")
-		rep, running, err := s.lookup(r, id)
+		rep, running, err := s.lookup(r.Context(), id)
 		switch {
 		case running != nil:
-			state, since := running.state()
 			s.pages.renderPage(w, http.StatusOK, "progress", layout{Title: "Auditing…", Refresh: 2, NoIndex: true,
-				Data: progressView{ID: id, URL: running.url, State: state,
-					Elapsed: compare.Duration(s.cfg.Now().Sub(since).Truncate(time.Second)),
-					Steps:   stepViews(s.stepOf(running)), Typical: s.durations.typical()}})
+				Data: s.progressView(running)})
 		case err != nil:
 			e := errorFor(err)
 			if e.Code == codeNotFound {
@@ -180,6 +178,19 @@ func (s *Server) reportPage() http.Handler {
 			s.pages.renderPage(w, http.StatusOK, "report", layout{Title: "Audit of " + rep.URL, NoIndex: true, Data: v})
 		}
 	})
+}
+
+// progressView is the page of an audit queued or running.
+func (s *Server) progressView(st *status) progressView {
+	now := s.cfg.Now()
+	v := progressView{ID: st.id, URL: st.url, State: st.state, Steps: stepViews(audit.Step(st.step)), Typical: s.durations.typical()}
+	if !st.since.IsZero() && st.state == cache.ProgressRunning {
+		v.Elapsed = compare.Duration(max(now.Sub(st.since), 0).Truncate(time.Second))
+	}
+	if d := st.startsAt.Sub(now); st.state == cache.ProgressQueued && d >= time.Second {
+		v.StartsIn = "in " + compare.Duration(d.Truncate(time.Second))
+	}
+	return v
 }
 
 // notFoundPage answers 404 with a short page.

@@ -216,7 +216,7 @@ func TestBotPageFollowsPolicy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, func(c *Config, _ *stubRenderer) { tc.policy(&c.Policy) })
+			h := newHarness(t, func(c *harnessConfig) { tc.policy(&c.Policy) })
 			resp, b := h.do("GET", "/bot", "", nil)
 			wantStatus(t, resp, b, http.StatusOK)
 			page := html.UnescapeString(string(b))

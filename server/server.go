@@ -3,12 +3,12 @@
 // the JSON API under /api/v1, the operator-facing /bot policy page, and the
 // operational endpoints /healthz, /readyz and /metrics.
 //
-// Audits run on a bounded background pool fed by a bounded queue; a full
-// queue answers 503 with Retry-After before the per-host limiter is asked,
-// so a refusal here never charges a host's windows. A submission is only
-// peeked at (429 when the windows already say no); the host is charged when
-// a renderer takes the audit, and where each audit stands is kept in the
-// shared store, so every instance answers for every audit.
+// Audits wait in one durable queue shared by every instance (River, through
+// Config.Queue): a submission reserves the start its host's windows allow
+// and is queued for then (202 with starts_at), or refused with 429 when
+// that start is further away than Config.MaxStartWait; the host is charged
+// when a renderer takes the audit, and where each audit stands is kept in
+// the shared store, so every instance answers for every audit.
 package server
 
 import (
@@ -19,7 +19,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"lekta.dev/lekta/audit"
@@ -30,7 +31,9 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultQueue = 16
+	// DefaultMaxStartWait is the longest a submitter waits for a queued
+	// audit's start: the 75 s hard limit plus a minute.
+	DefaultMaxStartWait = audit.DefaultTimeout + time.Minute
 	// DefaultMaxWait caps the ?wait= long-poll of the API.
 	DefaultMaxWait = 60 * time.Second
 	// DefaultShutdownGrace is how long running audits may take to finish
@@ -47,10 +50,15 @@ var DefaultClientRate = []cache.Window{{N: 10, Per: time.Minute}}
 
 // Auditor is the pipeline as the server uses it; *audit.Auditor implements it.
 type Auditor interface {
-	// Submit validates and admits an audit without contacting the site.
+	// Submit validates an audit and reserves its start without contacting
+	// the site.
 	Submit(ctx context.Context, req audit.Request) (*audit.Ticket, error)
-	// Finish runs or joins the ticket's audit and returns its report.
-	Finish(ctx context.Context, t *audit.Ticket) (*audit.Report, error)
+	// Unreserve gives back a start Submit reserved.
+	Unreserve(ctx context.Context, t *audit.Ticket) error
+	// Run starts a queued audit and returns its report.
+	Run(ctx context.Context, req audit.Request) (*audit.Report, error)
+	// Lost answers for an audit whose instance stopped while it ran.
+	Lost(ctx context.Context, req audit.Request) (*audit.Report, error)
 	// Report returns a stored report, or audit.ErrNotFound.
 	Report(ctx context.Context, id string) (*audit.Report, error)
 	// Cached returns a fresh cached report of a URL without charging any
@@ -76,10 +84,12 @@ type Config struct {
 	Auditor Auditor
 	// Policy is what /bot shows; it must describe the configuration in force.
 	Policy Policy
-	// Renderers is the number of audits run at a time (default runtime.NumCPU()).
-	Renderers int
-	// Queue is how many admitted audits may wait for a renderer (default DefaultQueue).
-	Queue int
+	// Queue is the shared queue audits wait in; required.
+	Queue Queue
+	// MaxStartWait is the longest a queued audit may wait for its start;
+	// a submission whose host allows a start only later gets 429 (default
+	// DefaultMaxStartWait).
+	MaxStartWait time.Duration
 	// ClientRate limits submissions per client address (default DefaultClientRate).
 	ClientRate []cache.Window
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
@@ -87,7 +97,7 @@ type Config struct {
 	// Ready are the checks of /readyz.
 	Ready []Check
 	// ContextsInUse reports the browser contexts in use for the metrics; nil
-	// counts the audits running on the pool instead (an upper bound).
+	// counts the audits running in this process instead (an upper bound).
 	ContextsInUse func() int
 	// Verifier answers /bot/verify and POST /api/v1/verify from the request
 	// records; nil when records are off (the answer is then that there is
@@ -98,11 +108,11 @@ type Config struct {
 	// ShutdownGrace is how long Shutdown lets running audits finish before
 	// it cancels them (default DefaultShutdownGrace).
 	ShutdownGrace time.Duration
-	// Members keeps members, saved sites and history; with Reaudits and
-	// Guard it turns on the member API, pages and badges (members.go).
-	Members  *records.DB
-	Reaudits Reaudits
-	Guard    *policy.Guard
+	// Members keeps members, saved sites and history; with Guard it turns
+	// on the member API, pages and badges (members.go), whose re-audits run
+	// on Queue.
+	Members *records.DB
+	Guard   *policy.Guard
 	// SitesPerMember and RunsPerHour are the per-member limits
 	// (DefaultSitesPerMember, DefaultRunsPerHour).
 	SitesPerMember int
@@ -114,13 +124,22 @@ type Config struct {
 // Server serves the form, the reports, the API and /bot, and runs audits
 // in the background. Create it with New; stop it with Shutdown.
 type Server struct {
-	cfg     Config
-	pool    *pool
-	clients *clientLimiter
+	cfg Config
+	// stopping is set when shutdown begins: submissions get 503.
+	stopping atomic.Bool
+	// halt is cancelled (cause shuttingDown) when the shutdown's grace
+	// period ends: running audits stop then.
+	halt       context.Context
+	cancelHalt context.CancelCauseFunc
+	// running counts the audits running in this process.
+	running atomic.Int64
+	// stopOnce stops the queue once; stopErr is its answer.
+	stopOnce sync.Once
+	stopErr  error
+	clients  *clientLimiter
 	// verifies limits verifications per client, as clients does submissions.
 	verifies *clientLimiter
 	metrics  *metrics
-	steps    *steps
 	// durations are the recent audits' wall times, for /bot and the
 	// progress page.
 	durations *durations
@@ -133,16 +152,14 @@ type Server struct {
 	botPolicy http.Handler
 }
 
-// New validates cfg, starts the pool's workers and returns the Server.
+// New validates cfg and returns the Server; the queue starts working
+// audits once the caller starts it with the Server as its Runner.
 func New(cfg Config) (*Server, error) {
-	if cfg.Auditor == nil {
-		return nil, errors.New("server: an Auditor is required")
+	if cfg.Auditor == nil || cfg.Queue == nil {
+		return nil, errors.New("server: an Auditor and a Queue are required")
 	}
-	if cfg.Renderers <= 0 {
-		cfg.Renderers = runtime.NumCPU()
-	}
-	if cfg.Queue <= 0 {
-		cfg.Queue = DefaultQueue
+	if cfg.MaxStartWait <= 0 {
+		cfg.MaxStartWait = DefaultMaxStartWait
 	}
 	if len(cfg.ClientRate) == 0 {
 		cfg.ClientRate = DefaultClientRate
@@ -165,45 +182,50 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RunsPerHour <= 0 {
 		cfg.RunsPerHour = DefaultRunsPerHour
 	}
-	if cfg.Members != nil && (cfg.Reaudits == nil || cfg.Guard == nil) {
-		return nil, errors.New("server: Members needs Reaudits and Guard")
+	if cfg.Members != nil && cfg.Guard == nil {
+		return nil, errors.New("server: Members needs a Guard")
 	}
 	pg, err := newPages()
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now),
-		verifies: newClientLimiter(cfg.ClientRate, cfg.Now), steps: newSteps(),
-		durations: newDurations(cfg.Policy.Typical)}
+		verifies: newClientLimiter(cfg.ClientRate, cfg.Now), durations: newDurations(cfg.Policy.Typical)}
+	s.halt, s.cancelHalt = context.WithCancelCause(context.Background())
 	if s.apiReference, err = apiPage(pg); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	if s.botPolicy, err = botPage(pg, cfg.Policy, s.durations); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.pool = newPool(cfg.Queue, cfg.Now)
-	s.metrics = newMetrics(s.pool, cfg.ContextsInUse)
+	s.metrics = newMetrics(s, cfg.ContextsInUse)
 	s.mux = s.routes()
 	s.handler = secure(s.mux)
-	s.pool.start(cfg.Renderers, s.finishRun)
 	return s, nil
 }
 
 // Handler returns the server's routes wrapped in the security headers.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Shutdown stops taking submissions (they get 503 with Retry-After), ends
-// queued audits at once with status cancelled and the reason "the service
-// was shutting down" (they never reached the site and were never charged
-// against its windows), lets running audits finish for Config.ShutdownGrace
-// and then cancels them the same way, and waits for the workers and joins,
-// or for ctx.
+// Shutdown stops taking submissions (they get 503 with Retry-After), lets
+// the audits running here finish for Config.ShutdownGrace and then cancels
+// them (status cancelled, "the service was shutting down"; one that had
+// not reached the site yet goes back to the queue), and stops the queue,
+// waiting for its workers or for ctx. Audits still queued stay queued:
+// another instance, or this one's next start, runs them.
 func (s *Server) Shutdown(ctx context.Context) error {
-	return s.pool.shutdown(ctx, s.cfg.ShutdownGrace)
+	s.stopOnce.Do(func() {
+		s.stopping.Store(true)
+		t := time.AfterFunc(s.cfg.ShutdownGrace, func() { s.cancelHalt(shuttingDown) })
+		defer t.Stop()
+		defer s.cancelHalt(shuttingDown)
+		s.stopErr = s.cfg.Queue.Stop(ctx)
+	})
+	return s.stopErr
 }
 
-// Running reports how many audits are queued or running in this process.
-func (s *Server) Running() int { return s.pool.active() }
+// Running reports how many audits are running in this process.
+func (s *Server) Running() int { return int(s.running.Load()) }
 
 // logAudit writes the one line per audit: never page content.
 func (s *Server) logAudit(id, host string, trigger audit.Trigger, outcome string, r *audit.Report) {

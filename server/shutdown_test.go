@@ -8,14 +8,22 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/testsite"
 )
 
-// TestShutdownFinishesRunningAuditsAndDropsQueuedOnes shuts down with a full
-// queue: the running audit finishes, the queued ones end cancelled at once
-// with the reason and nothing said about their sites, no robots finding,
-// and only the audit that started was charged against its host's windows.
-func TestShutdownFinishesRunningAuditsAndDropsQueuedOnes(t *testing.T) {
-	h := newHarness(t, gated, func(c *Config, _ *stubRenderer) { c.Renderers, c.Queue = 1, 2 })
+// TestShutdownFinishesRunningAuditsAndKeepsQueuedOnes shuts down with a
+// full queue: the running audit finishes, new submissions are refused, and
+// the queued audits stay queued, neither run nor cancelled nor charged.
+// Another instance on the same queue (or this one restarted) then runs
+// them: a stopped instance loses nothing.
+func TestShutdownFinishesRunningAuditsAndKeepsQueuedOnes(t *testing.T) {
+	dir := t.TempDir()
+	lim := cache.Defaults()
+	mem, err := cache.NewMemoryStore(lim, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newInstance(t, testsite.Start(t), mem, lim, gated, sharedQueue(dir), func(c *harnessConfig) { c.renderers, c.queueLimit = 1, 2 })
 	resp, b := h.post("http://a.example/index.html")
 	wantStatus(t, resp, b, http.StatusAccepted)
 	running := decode[pending](t, b).ID
@@ -35,16 +43,17 @@ func TestShutdownFinishesRunningAuditsAndDropsQueuedOnes(t *testing.T) {
 		defer cancel()
 		done <- h.srv.Shutdown(ctx)
 	}()
+	for !h.srv.stopping.Load() {
+		time.Sleep(time.Millisecond)
+	}
 	// New submissions are refused once shutdown began.
-	<-h.srv.pool.stopping()
 	resp, b = h.post("http://e.example/index.html")
 	wantError(t, resp, b, http.StatusServiceUnavailable, codeUnavailable, true)
-	// The queued audits end at once, while the running one still runs.
+	// The queued audits wait, while the running one still runs.
 	for _, id := range queued {
-		r := h.reportDuringShutdown(id)
-		if r.Status != audit.StatusCancelled || r.Reason != "the service was shutting down" || len(r.Findings) != 0 || r.Robots != nil {
-			t.Errorf("the queued audit %s ended %s (%q) with %d findings, robots %v; want cancelled, the reason, nothing about the site",
-				id, r.Status, r.Reason, len(r.Findings), r.Robots != nil)
+		resp, b := h.do("GET", "/api/v1/audits/"+id, "", nil)
+		if p := decode[pending](t, b); resp.StatusCode != http.StatusAccepted || p.Status != "queued" {
+			t.Errorf("the queued audit %s during shutdown: %d %s, want 202 queued", id, resp.StatusCode, b)
 		}
 	}
 	select {
@@ -65,34 +74,46 @@ func TestShutdownFinishesRunningAuditsAndDropsQueuedOnes(t *testing.T) {
 		if n := len(h.site.HitsOf(host, "/")); n != 0 {
 			t.Errorf("%s was contacted %d times during shutdown", host, n)
 		}
-		// Never charged: the host's 1/1m window is free.
-		if a, err := h.store.Peek(context.Background(), "http://"+host+"/other.html"); err != nil || a.Decision != cache.Admitted {
-			t.Errorf("%s after shutdown: %s %s, %v; want it admitted (never charged)", host, a.Decision, a.Reason, err)
-		}
-	}
-	if a, err := h.store.Peek(context.Background(), "http://a.example/other.html"); err != nil || a.Decision != cache.Refused || a.Reason != "1/1m" {
-		t.Errorf("a.example after its audit: %s %q, %v; want refused by 1/1m (charged when it started)", a.Decision, a.Reason, err)
 	}
 	if n := h.srv.Running(); n != 0 {
 		t.Errorf("%d runs left after shutdown", n)
 	}
+
+	// The next instance on the queue runs what waited.
+	next := newInstance(t, h.site, mem, lim, sharedQueue(dir))
+	for _, id := range queued {
+		if r := next.waitReport(id); r.ID != id || r.Status != audit.StatusComplete {
+			t.Errorf("the queued audit %s after the restart: %s %s, want complete", id, r.ID, r.Status)
+		}
+	}
+	for _, host := range []string{"b.example", "c.example"} {
+		if n := len(h.site.HitsOf(host, "/robots.txt")); n != 1 {
+			t.Errorf("%s read robots.txt %d times, want once (one audit)", host, n)
+		}
+	}
 }
 
 // TestShutdownGraceCancels shuts down while an audit runs past the grace
-// period: it is cancelled with the reason, and Shutdown returns.
+// period: a long poll for it made during the shutdown answers with its
+// final report, cancelled with the reason, and Shutdown returns.
 func TestShutdownGraceCancels(t *testing.T) {
-	h := newHarness(t, gated, func(c *Config, _ *stubRenderer) { c.Renderers, c.ShutdownGrace = 1, 200*time.Millisecond })
+	h := newHarness(t, gated, func(c *harnessConfig) { c.renderers, c.ShutdownGrace = 1, 500*time.Millisecond })
 	resp, b := h.post("http://a.example/index.html")
 	wantStatus(t, resp, b, http.StatusAccepted)
 	id := decode[pending](t, b).ID
 	<-h.rend.started
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := h.srv.Shutdown(ctx); err != nil {
+	stopped := make(chan error, 1)
+	go func() { stopped <- h.srv.Shutdown(ctx) }()
+	for !h.srv.stopping.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	resp, b = h.do("GET", "/api/v1/audits/"+id+"?wait=10s", "", nil)
+	wantStatus(t, resp, b, http.StatusOK)
+	if err := <-stopped; err != nil {
 		t.Fatalf("Shutdown: %v", err)
 	}
-	resp, b = h.do("GET", "/api/v1/audits/"+id, "", nil)
-	wantStatus(t, resp, b, http.StatusOK)
 	if r := decode[*audit.Report](t, b); r.Status != audit.StatusCancelled || r.Reason != "the service was shutting down" || len(r.Findings) != 0 {
 		t.Errorf("the audit past the grace period ended %s (%q), %d findings; want cancelled with the reason", r.Status, r.Reason, len(r.Findings))
 	}
@@ -114,9 +135,12 @@ func (s *slowSubmit) Submit(ctx context.Context, req audit.Request) (*audit.Tick
 	return t, err
 }
 
-func TestShutdownDuringSubmitReleasesTheLease(t *testing.T) {
+// TestShutdownDuringSubmitGivesBackTheStart: a submission whose start was
+// reserved when shutdown began is refused, queued nowhere, and its start
+// is given back to its host.
+func TestShutdownDuringSubmitGivesBackTheStart(t *testing.T) {
 	slow := &slowSubmit{entered: make(chan struct{}), release: make(chan struct{}), ticket: make(chan *audit.Ticket, 1)}
-	h := newHarness(t, func(c *Config, _ *stubRenderer) {
+	h := newHarness(t, func(c *harnessConfig) {
 		slow.Auditor = c.Auditor
 		c.Auditor = slow
 	})
@@ -125,43 +149,27 @@ func TestShutdownDuringSubmitReleasesTheLease(t *testing.T) {
 		resp, _ := h.post("http://a.example/index.html")
 		answered <- resp.StatusCode
 	}()
-	<-slow.entered // admitted: the lease on a.example is taken
+	<-slow.entered // a start of a.example is reserved
 	stopped := make(chan error, 1)
 	go func() { stopped <- h.srv.Shutdown(context.Background()) }()
-	<-h.srv.pool.stopping()
+	for !h.srv.stopping.Load() {
+		time.Sleep(time.Millisecond)
+	}
 	close(slow.release)
 	if code := <-answered; code != http.StatusServiceUnavailable {
-		t.Errorf("submission admitted during shutdown answered %d, want 503", code)
+		t.Errorf("submission reserved during shutdown answered %d, want 503", code)
 	}
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
-	id := (<-slow.ticket).ID
-	rep, err := slow.Auditor.Report(context.Background(), id)
-	if err != nil {
-		t.Fatalf("the admitted audit left no report (its lease would stay taken): %v", err)
+	if tk := <-slow.ticket; !tk.Reserved() {
+		t.Fatalf("the submission was not reserved: %+v", tk)
 	}
-	if rep.Status.Ran() {
-		t.Errorf("the audit ran during shutdown: %s", rep.Status)
+	// The start went back: an audit of the host now is admitted.
+	if a, err := h.store.Admit(context.Background(), "http://a.example/other.html", "probe"); err != nil || a.Decision != cache.Admitted {
+		t.Errorf("a.example after the refused submission: %s %s, %v; want admitted (its start given back)", a.Decision, a.Reason, err)
 	}
 	if n := len(h.site.Hits()); n != 0 {
 		t.Errorf("%d requests reached the site during shutdown", n)
-	}
-}
-
-// reportDuringShutdown polls id until its report is there: long polls end
-// at once while the server shuts down.
-func (h *harness) reportDuringShutdown(id string) *audit.Report {
-	h.tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, b := h.do("GET", "/api/v1/audits/"+id, "", nil)
-		switch {
-		case resp.StatusCode == http.StatusOK:
-			return decode[*audit.Report](h.tb, b)
-		case resp.StatusCode != http.StatusAccepted || time.Now().After(deadline):
-			h.tb.Fatalf("GET audit %s during shutdown: %d %s", id, resp.StatusCode, b)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -12,21 +12,7 @@ import (
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/records"
-	"lekta.dev/lekta/schedule"
 )
-
-// Reaudits is the scheduler as the member API uses it; *schedule.Scheduler
-// implements it.
-type Reaudits interface {
-	// CheckSchedule refuses a schedule that is unreadable or more frequent
-	// than the service's minimum interval.
-	CheckSchedule(spec string) error
-	// RunNow queues a member-triggered re-audit and returns the id of its
-	// history entry.
-	RunNow(ctx context.Context, siteID string, at time.Time) (string, error)
-}
-
-var _ Reaudits = (*schedule.Scheduler)(nil)
 
 // Defaults of the member limits.
 const (
@@ -214,7 +200,7 @@ func (s *Server) checkSite(in siteInput, site *records.Site) error {
 		site.URL = u.String()
 	}
 	if in.Schedule != nil {
-		if err := s.cfg.Reaudits.CheckSchedule(*in.Schedule); err != nil {
+		if err := s.cfg.Queue.CheckSchedule(*in.Schedule); err != nil {
 			return &apiError{Status: http.StatusBadRequest, Code: codeBadSchedule, Message: err.Error() + "."}
 		}
 		site.Schedule = *in.Schedule
@@ -367,7 +353,7 @@ func (s *Server) queueRun(ctx context.Context, m records.Member, site records.Si
 	if err != nil {
 		return "", memberError(err)
 	}
-	id, err := s.cfg.Reaudits.RunNow(ctx, site.ID, now)
+	id, err := s.cfg.Queue.RunNow(ctx, site.ID, now)
 	if err != nil {
 		return "", &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, RetryAfter: storeRetryAfter,
 			Message: "The re-audit could not be queued; try again in " + compare.Duration(storeRetryAfter) + ".", cause: err}

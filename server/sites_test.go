@@ -1,12 +1,12 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +15,6 @@ import (
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/internal/pgtest"
 	"lekta.dev/lekta/internal/testsite"
-	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/schedule"
 )
@@ -39,12 +38,6 @@ type memberOpts struct {
 func newMemberHarness(tb testing.TB, o memberOpts) *memberHarness {
 	tb.Helper()
 	ctx := context.Background()
-	site := testsite.Start(tb)
-	hosts := []string{"shop.example", "other.example", "a.example", "b.example", "c.example", "hooks.example"}
-	guard, err := policy.NewGuard(site.GuardConfig(hosts...))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	rc := records.Config{DataDir: tb.TempDir()}
 	if o.postgres {
 		rc = records.Config{DatabaseURL: pgtest.Database(tb)}
@@ -62,51 +55,12 @@ func newMemberHarness(tb testing.TB, o memberOpts) *memberHarness {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	store := &flakyStore{Store: mem}
-	rend := &stubRenderer{}
-	id := policy.DefaultIdentity()
-	aud, err := audit.New(audit.Config{Guard: guard, Renderer: rend, Store: store, Token: id.Token,
-		PlainUA: id.PlainUA(), Timeout: 20 * time.Second})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if o.minInterval == 0 {
-		o.minInterval = time.Hour
-	}
-	w, _ := schedule.ParseWindow("01:00-05:00", time.UTC)
-	sched, err := schedule.New(ctx, schedule.Config{Records: db, DatabaseURL: rc.DatabaseURL, DataDir: rc.DataDir, Guard: guard,
-		Window: w, MinInterval: o.minInterval, Tick: time.Second, CacheTTL: lim.CacheTTL, JobTimeout: 30 * time.Second})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg := Config{
-		Auditor: aud, Renderers: 2, Queue: 4,
-		ClientRate: []cache.Window{{N: 1000, Per: time.Minute}},
-		Policy: Policy{Identity: id, RenderUA: rend.UserAgent, Limits: lim, Timeout: 20 * time.Second,
-			MaxRedirects: 5, MaxNavigations: 3, MaxFrameLoads: 20, ClientRate: []cache.Window{{N: 1000, Per: time.Minute}}},
-		Members: db, Reaudits: sched, Guard: guard, SitesPerMember: o.sites, RunsPerHour: o.runs,
-	}
-	srv, err := New(cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := sched.Start(ctx, srv); err != nil {
-		tb.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	h := &harness{tb: tb, srv: srv, ts: ts, site: site, rend: rend, store: store,
-		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	tb.Cleanup(func() { h.checkSpec(tb) })
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := sched.Stop(ctx); err != nil {
-			tb.Errorf("stop scheduler: %v", err)
-		}
-		if err := srv.Shutdown(ctx); err != nil {
-			tb.Errorf("shutdown: %v", err)
-		}
-		ts.Close()
+	var sched *schedule.Scheduler
+	h := newInstance(tb, testsite.Start(tb), mem, lim, func(c *harnessConfig) {
+		c.records, c.minInterval = db, cmp.Or(o.minInterval, time.Hour)
+		c.riverDir, c.databaseURL = rc.DataDir, rc.DatabaseURL
+		c.SitesPerMember, c.RunsPerHour = o.sites, o.runs
+		c.started = func(s *schedule.Scheduler) { sched = s }
 	})
 	return &memberHarness{harness: h, db: db, sched: sched}
 }

@@ -8,16 +8,21 @@ import (
 	"time"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/schedule"
 )
 
 // submission is the answer to one submitted URL: either a report at once
-// (from the cache) or a run queued, running or joined in this process.
+// (from the cache) or an audit queued, running or joined.
 type submission struct {
 	id    string
+	url   string
 	ready *audit.Report
-	run   *run
-	// joined: the submission joined the same URL's audit already running.
+	// joined: the submission joined the same URL's audit already queued
+	// or running.
 	joined bool
+	// startsAt and position are a queued audit's start and place.
+	startsAt time.Time
+	position int
 }
 
 // Outcomes of a submission that did not start or join an audit, as the
@@ -32,11 +37,13 @@ const (
 	outcomeRefused       = "target_refused"
 	outcomeUnavailable   = "unavailable"
 	outcomeFailed        = "failed"
+	outcomeLost          = "lost"
 )
 
-// submit takes one URL from a client: the client's own limit, then a queue
-// slot, then the auditor's decision, which charges nothing yet: the host's
-// windows are charged when a renderer takes the audit. It is the one path
+// submit takes one URL from a client: the client's own limit, then the
+// auditor's decision, which reserves the start the host's windows allow
+// (charging nothing yet), then the shared queue, which runs the audit at
+// that start on whichever instance has a free renderer. It is the one path
 // every submission takes. Errors are *apiError.
 func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, client string) (submission, error) {
 	host := hostOf(raw)
@@ -53,13 +60,12 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		s.metrics.refusals.WithLabelValues(reasonClient).Inc()
 		return submission{}, clientLimited(wait, s.cfg.ClientRate)
 	}
-	if err := s.pool.reserve(); err != nil {
+	if s.stopping.Load() {
 		s.count(trigger, outcomeQueueFull, host, "")
-		return submission{}, queueRefusal(err)
+		return submission{}, queueRefusal(errStopping)
 	}
-	t, err := s.cfg.Auditor.Submit(ctx, audit.Request{URL: raw, Trigger: trigger, ID: audit.NewID()})
+	t, err := s.cfg.Auditor.Submit(ctx, audit.Request{URL: raw, Trigger: trigger, ID: audit.NewID(), Within: s.cfg.MaxStartWait})
 	if err != nil {
-		s.pool.release()
 		e := errorFor(err)
 		s.count(trigger, e.outcome, host, "")
 		if e.Status >= 500 {
@@ -68,7 +74,6 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		return submission{}, e
 	}
 	if rep := t.Ready(); rep != nil {
-		s.pool.release()
 		if rep.Status != audit.StatusRateLimited {
 			s.clients.refund(client) // from the cache: no submission to count
 		}
@@ -76,47 +81,41 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 	}
 	host = hostOf(t.URL)
 	if t.Joined() {
-		return s.joinRemote(t, trigger, host)
+		s.count(trigger, outcomeJoined, host, t.ID)
+		return submission{id: t.ID, url: t.URL, joined: true}, nil
 	}
-	// The same URL queued or running here already: one audit for both.
-	if local := s.pool.byURL(t.URL); local != nil {
-		s.pool.release()
-		s.count(trigger, outcomeJoined, host, local.id)
-		return submission{id: local.id, run: local, joined: true}, nil
+	var enq schedule.Enqueued
+	if s.stopping.Load() {
+		err = errStopping // shutdown began during Submit: nothing is queued
+	} else {
+		enq, err = s.cfg.Queue.Enqueue(ctx, schedule.AuditArgs{ID: t.ID, URL: t.URL, Trigger: string(trigger)}, t.StartsAt)
 	}
-	r := &run{id: t.ID, url: t.URL, host: host, trigger: trigger, ticket: t,
-		queued: s.cfg.Now(), done: make(chan struct{}), position: s.pool.position()}
-	s.steps.watch(t)
-	// Before the run can start, so that its steps come after this entry.
-	if err := s.cfg.Auditor.Queued(ctx, t, r.position); err != nil {
+	// A join keeps the reservation: it is the URL's, and the queued audit
+	// it joined consumes it when it starts.
+	if err != nil {
+		if uerr := s.cfg.Auditor.Unreserve(context.WithoutCancel(ctx), t); uerr != nil {
+			s.cfg.Logger.Warn("give back a reserved start", "id", t.ID, "host", host, "error", uerr)
+		}
+	}
+	switch {
+	case errors.Is(err, schedule.ErrQueueFull), errors.Is(err, errStopping):
+		s.count(trigger, outcomeQueueFull, host, "")
+		return submission{}, queueRefusal(err)
+	case err != nil:
+		s.count(trigger, outcomeUnavailable, host, "")
+		s.cfg.Logger.Warn("queue audit", "host", host, "error", err)
+		return submission{}, unavailableRefusal(err)
+	case enq.Joined:
+		s.count(trigger, outcomeJoined, host, enq.ID)
+		return submission{id: enq.ID, url: t.URL, joined: true}, nil
+	}
+	// Before the audit can start, so that its steps come after this entry.
+	if err := s.cfg.Auditor.Queued(ctx, t, enq.Position); err != nil {
 		s.cfg.Logger.Warn("record queued audit", "id", t.ID, "host", host, "error", err)
 	}
 	// Counted, not logged: the audit's own line comes when it ends.
 	s.metrics.submissions.WithLabelValues(string(trigger), outcomeQueued).Inc()
-	if !s.pool.enqueue(r) {
-		// Shutdown began during Submit: nothing was charged; end the run
-		// so that its progress entry goes.
-		s.pool.release()
-		s.finishRun(s.pool.stop, r)
-		return submission{}, queueRefusal(errStopping)
-	}
-	return submission{id: t.ID, run: r}, nil
-}
-
-// joinRemote follows a running audit another instance (or this one) holds.
-func (s *Server) joinRemote(t *audit.Ticket, trigger audit.Trigger, host string) (submission, error) {
-	s.count(trigger, outcomeJoined, host, t.ID)
-	if local := s.pool.lookup(t.ID); local != nil {
-		s.pool.release()
-		return submission{id: t.ID, run: local, joined: true}, nil
-	}
-	r := &run{id: t.ID, url: t.URL, host: host, trigger: trigger, ticket: t,
-		queued: s.cfg.Now(), done: make(chan struct{}), remote: true}
-	if !s.pool.wait(r, s.finishRun) {
-		s.pool.release()
-		return submission{}, queueRefusal(errStopping)
-	}
-	return submission{id: t.ID, run: r, joined: true}, nil
+	return submission{id: t.ID, url: t.URL, startsAt: t.StartsAt, position: enq.Position}, nil
 }
 
 // answered turns a ticket answered at once into a submission or a refusal.
@@ -148,31 +147,6 @@ func (s *Server) countInvalid(trigger audit.Trigger, err error) {
 		outcome = e.Code
 	}
 	s.metrics.submissions.WithLabelValues(string(trigger), outcome).Inc()
-}
-
-// finishRun runs or joins r's audit on a worker and records how it ended.
-func (s *Server) finishRun(ctx context.Context, r *run) {
-	rep, err := s.cfg.Auditor.Finish(ctx, r.ticket)
-	s.steps.done(r.id)
-	r.mu.Lock()
-	r.report, r.err = rep, err
-	r.mu.Unlock()
-	if r.remote {
-		return // counted as joined; the audit ran elsewhere
-	}
-	outcome := outcomeFailed
-	if rep != nil {
-		outcome = string(rep.Status)
-		s.metrics.observe(rep)
-		if rep.Status.Ran() {
-			s.durations.add(time.Duration(rep.DurationMS) * time.Millisecond)
-		}
-	}
-	s.metrics.audits.WithLabelValues(string(r.trigger), outcome).Inc()
-	s.logAudit(r.id, r.host, r.trigger, outcome, rep)
-	if err != nil {
-		s.cfg.Logger.Warn("finish audit", "id", r.id, "host", r.host, "error", err)
-	}
 }
 
 // limitReason is the limiter constraint a rate_limited report names:

@@ -42,7 +42,7 @@ func withRecords(tb testing.TB) harnessOpt {
 	}
 	id := policy.DefaultIdentity()
 	v := verify.New(db, verify.Config{Token: id.Token, PlainUA: id.PlainUA()})
-	return func(c *Config, _ *stubRenderer) {
+	return func(c *harnessConfig) {
 		c.Verifier = v
 		c.Policy.RequestRecordsTTL = 7 * 24 * time.Hour
 	}
@@ -168,7 +168,7 @@ func TestVerifyForm(t *testing.T) {
 // TestVerifyClientLimit: verifications count against a per-client limit
 // of their own, with Retry-After, on the API and the form.
 func TestVerifyClientLimit(t *testing.T) {
-	h := newHarness(t, withRecords(t), func(c *Config, _ *stubRenderer) { c.ClientRate = []cache.Window{{N: 2, Per: time.Minute}} })
+	h := newHarness(t, withRecords(t), func(c *harnessConfig) { c.ClientRate = []cache.Window{{N: 2, Per: time.Minute}} })
 	line := logLine(verifyT0, "198.51.100.4", "/page?a=1")
 	for range 2 {
 		resp, b := h.postVerify(map[string]string{"line": line})
@@ -191,7 +191,7 @@ func TestVerifyClientLimit(t *testing.T) {
 // TestVerifyRecordsOff: with records off, /bot and /bot/verify say there
 // is nothing to verify against, and the API says so instead of a no.
 func TestVerifyRecordsOff(t *testing.T) {
-	h := newHarness(t, func(c *Config, _ *stubRenderer) { c.Policy.PublicAddrUnknown = true })
+	h := newHarness(t, func(c *harnessConfig) { c.Policy.PublicAddrUnknown = true })
 	resp, b := h.postVerify(map[string]string{"line": logLine(verifyT0, "198.51.100.4", "/page")})
 	wantStatus(t, resp, b, http.StatusOK)
 	if got := decode[map[string]any](t, b); got["verifiable"] != false || got["match"] != false || !strings.Contains(got["message"].(string), "nothing to verify against") {
@@ -213,7 +213,7 @@ func TestVerifyRecordsOff(t *testing.T) {
 // TestBotPageRecords: /bot says what records hold and for how long, from
 // the configuration in force.
 func TestBotPageRecords(t *testing.T) {
-	h := newHarness(t, withRecords(t), func(c *Config, _ *stubRenderer) { c.Policy.RequestRecordsTTL = 36 * time.Hour })
+	h := newHarness(t, withRecords(t), func(c *harnessConfig) { c.Policy.RequestRecordsTTL = 36 * time.Hour })
 	_, b := h.do("GET", "/bot", "", nil)
 	page := html.UnescapeString(string(b))
 	for _, want := range []string{`for <span id="records-ttl">1 day 12 hours</span>`, "a hash of the query string (never its values)",

@@ -345,6 +345,9 @@ type progressView struct {
 	URL     string
 	State   string
 	Elapsed string
+	// StartsIn says when a queued audit is due to start ("in 42 s"), empty
+	// once its time has come.
+	StartsIn string
 	// Steps are the audit's steps, the running one marked; empty while
 	// queued or when the audit runs in another process (a join).
 	Steps []stepView

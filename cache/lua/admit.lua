@@ -1,26 +1,44 @@
--- One admission decision for one URL of one host: decide, and record the
--- admission (lease, start, run marker).
--- KEYS: as decide. ARGV: 1 now override (0 = TIME), 2 id, 3 concurrency,
---       4 lease ms, 5 longest window ms, then per window: N, window ms.
--- Returns decide's reply, or {1} admitted.
+-- One admission decision for one URL of one host: settle, ask the limits,
+-- and record the admission (lease, its start, the start, run marker),
+-- consuming the URL's reservation. KEYS and ARGV: as decide.lua.
+-- Returns settled's reply, {4, wait ms, reason, moved reservation at or 0}
+-- refused (reason 0 = concurrency, i = the i-th window), or {1} admitted.
 local now = clock(ARGV[1])
 local id = ARGV[2]
-
--- Drop what has expired, then decide on what is live.
-local exp = redis.call('HGET', KEYS[4], 'exp')
-if exp and now >= tonumber(exp) then redis.call('DEL', KEYS[4]) end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local running = redis.call('GET', KEYS[3])
-if running and not redis.call('ZSCORE', KEYS[1], running) then redis.call('DEL', KEYS[3]) end
-
-local r = decide(now, id)
-if r then return r end
-
-local lease, longest = tonumber(ARGV[4]), tonumber(ARGV[5])
-redis.call('ZADD', KEYS[1], now + lease, id)
-redis.call('PEXPIRE', KEYS[1], lease)
+local r = settled(now, id)
+if r then
+  if r[1] ~= 1 then dropresv() end
+  return r
+end
+local ws = windows(0)
+local wait, reason = -1, -1
+local cw = concwait(now)
+if cw > 0 then wait, reason = cw, 0 end
+local member, own = urlresv(now)
+local tk = taken(now, 'admit', own)
+if not fits(ws, tk, now) then
+  local at, wr = earliest(ws, tk, now)
+  if at - now > wait then wait, reason = at - now, wr end
+end
+if reason >= 0 then
+  local moved = 0
+  if member then
+    moved = now + wait
+    redis.call('ZADD', KEYS[5], moved, member)
+    keepresv(now)
+  end
+  return {4, wait, reason, moved}
+end
+dropresv()
+local life = math.max(tonumber(ARGV[4]), tonumber(ARGV[6]))
+local longest = tonumber(ARGV[5])
+redis.call('ZADD', KEYS[1], now + life, id)
+extend(KEYS[1], life)
+redis.call('ZADD', KEYS[6], now, id)
+redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now - 86400000) -- a day: longer than any lease
+extend(KEYS[6], life)
 redis.call('ZADD', KEYS[2], now, id)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - longest)
-redis.call('PEXPIRE', KEYS[2], longest)
-redis.call('SET', KEYS[3], id, 'PX', lease)
+extend(KEYS[2], longest)
+redis.call('SET', KEYS[3], id, 'PX', life)
 return {1}

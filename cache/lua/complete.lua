@@ -1,6 +1,6 @@
 -- Store the result of an audit and release its lease, atomically.
 -- KEYS: 1 lease zset, 2 run marker of the URL, 3 result hash of the URL,
---       4 fin marker of the id.
+--       4 fin marker of the id, 5 lease starts zset.
 -- ARGV: 1 now override (0 = TIME), 2 id, 3 failed (0/1), 4 cache ms,
 --       5 fin ms, 6 channel, 7 stored report.
 -- Returns 1 when released (or released before: a retry), 0 when the lease
@@ -9,6 +9,7 @@ local now = clock(ARGV[1])
 local id = ARGV[2]
 local status = 0
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREM', KEYS[5], id)
 if redis.call('ZREM', KEYS[1], id) == 1 then
   if redis.call('GET', KEYS[2]) == id then redis.call('DEL', KEYS[2]) end
   if ARGV[3] == '0' then

@@ -18,9 +18,15 @@ import (
 
 // leaseTTL is the life of a host's concurrency lease after its holder's
 // last heartbeat: a running audit renews it every leaseTTL/3 and stops when
-// two renewals in a row fail, so a dead holder frees its host at most
-// leaseTTL after its last heartbeat, and a live one never loses it.
+// two renewals in a row fail. A lease lives at least --timeout plus
+// leaseMargin from its start whatever the renewals say, so a dead holder
+// frees its host at the later of that bound and leaseTTL after its last
+// heartbeat, and a live one never loses it.
 const leaseTTL = 30 * time.Second
+
+// leaseMargin is how long past the hard limit a lease lives at least: the
+// audit's last requests and the storing of its report.
+const leaseMargin = 15 * time.Second
 
 // config is the configuration audit and serve share, filled from flags with
 // LEKTA_* environment fallbacks.
@@ -129,6 +135,11 @@ func (c *config) limits() (cache.Limits, error) {
 	}
 	l.Windows, l.Concurrency, l.CacheTTL, l.ReportTTL = ws, c.concurrency, c.cacheTTL, c.reportTTL
 	l.LeaseTTL = leaseTTL
+	// A lease lives at least the hard limit plus a margin from its start,
+	// so a holder that can neither renew nor stop (a paused process) never
+	// overlaps the next audit of its host.
+	l.LeaseMin = c.timeout + leaseMargin
+	l.StartSlack = cache.DefaultStartSlack
 	if err := l.Validate(); err != nil {
 		return l, fmt.Errorf("store limits: %w", err)
 	}

@@ -39,7 +39,7 @@ func TestMultiProcessReaudits(t *testing.T) {
 	key, _, _ := strings.Cut(stdout.String(), "\n")
 	resolve, allow := site.ResolveFlags(hosts...)
 	args := []string{"--database-url", dbURL, "--redis-url", redisURL, "--redis-prefix", strings.TrimSuffix(prefix, ":"), "--allow-addr", allow,
-		"--rate", "1/1s", "--cache-ttl", "1ms", "--timeout", "10s", "--reaudit-min-interval", "10s", "--reaudit-rescue-after", "12s", "--renderers", "1"}
+		"--rate", "1/1s", "--cache-ttl", "1ms", "--timeout", "10s", "--reaudit-min-interval", "10s", "--rescue-after", "12s", "--renderers", "1"}
 	for _, r := range resolve {
 		args = append(args, "--resolve", r)
 	}
@@ -120,7 +120,7 @@ func TestMultiProcessReaudits(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The killed instance's job, if it held one, is rescued only after
-	// --reaudit-rescue-after; the two stopped cleanly and left none.
+	// --rescue-after; the two stopped cleanly and left none.
 	if running > 1 {
 		t.Errorf("%d re-audit jobs left running", running)
 	}

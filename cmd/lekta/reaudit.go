@@ -13,7 +13,6 @@ import (
 
 // reauditFlags are serve's flags of members' scheduled re-audits.
 type reauditFlags struct {
-	workers     int
 	window      string
 	timezone    string
 	minInterval time.Duration
@@ -23,17 +22,17 @@ type reauditFlags struct {
 }
 
 func (f *reauditFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.workers, "reaudit-workers", schedule.DefaultWorkers, "scheduled and member-triggered re-audits this instance runs at a time (on the same renderers; public audits come first)")
 	fs.StringVar(&f.window, "reaudit-window", schedule.DefaultWindow, "night window HH:MM-HH:MM where daily and weekly re-audits fall, each site at its own stable moment")
 	fs.StringVar(&f.timezone, "reaudit-timezone", "UTC", "time zone of --reaudit-window (an IANA name such as Europe/Berlin)")
 	fs.DurationVar(&f.minInterval, "reaudit-min-interval", schedule.DefaultMinInterval, "shortest schedule a member may save (an interval below it is refused)")
-	fs.DurationVar(&f.rescueAfter, "reaudit-rescue-after", 0, "how long a re-audit may hold its job before River gives it to another instance (default the job timeout + 1m)")
+	fs.DurationVar(&f.rescueAfter, "rescue-after", 0, "how long an audit may hold its job before River takes it back from an instance that stopped (default --timeout + 1m): one that had started then ends as an error, never run twice")
 	fs.IntVar(&f.sites, "sites-per-member", server.DefaultSitesPerMember, "saved sites per member")
 	fs.IntVar(&f.runs, "member-runs-per-hour", server.DefaultRunsPerHour, "run-now requests per member per hour")
 }
 
-// config checks the flags into a scheduler configuration; errors name the flag.
-func (f *reauditFlags) config(p *parts, cfg *config, logger *slog.Logger) (schedule.Config, error) {
+// config checks the flags into the queue's configuration; errors name the
+// flag. renderers and queue are serve's --renderers and --queue.
+func (f *reauditFlags) config(p *parts, cfg *config, renderers, queue int, logger *slog.Logger) (schedule.Config, error) {
 	loc, err := time.LoadLocation(f.timezone)
 	if err != nil {
 		return schedule.Config{}, fmt.Errorf("--reaudit-timezone %q: %w", f.timezone, err)
@@ -43,8 +42,6 @@ func (f *reauditFlags) config(p *parts, cfg *config, logger *slog.Logger) (sched
 		return schedule.Config{}, fmt.Errorf("--reaudit-window %w", err)
 	}
 	switch {
-	case f.workers < 1:
-		return schedule.Config{}, fmt.Errorf("--reaudit-workers %d: must be at least 1", f.workers)
 	case f.minInterval < time.Second:
 		return schedule.Config{}, fmt.Errorf("--reaudit-min-interval %s: must be at least 1s", f.minInterval)
 	case f.sites < 1:
@@ -52,9 +49,11 @@ func (f *reauditFlags) config(p *parts, cfg *config, logger *slog.Logger) (sched
 	case f.runs < 1:
 		return schedule.Config{}, fmt.Errorf("--member-runs-per-hour %d: must be at least 1", f.runs)
 	}
-	job := cfg.timeout + 2*time.Minute
+	// A job is the audit's hard limit and the storing of its report, which
+	// is retried for a lease's life.
+	job := cfg.timeout + leaseTTL + leaseMargin
 	if f.rescueAfter != 0 && f.rescueAfter <= cfg.timeout {
-		return schedule.Config{}, fmt.Errorf("--reaudit-rescue-after %s: must be longer than --timeout %s", f.rescueAfter, cfg.timeout)
+		return schedule.Config{}, fmt.Errorf("--rescue-after %s: must be longer than --timeout %s", f.rescueAfter, cfg.timeout)
 	}
 	if f.rescueAfter != 0 && f.rescueAfter <= job {
 		job = f.rescueAfter - time.Second
@@ -64,20 +63,22 @@ func (f *reauditFlags) config(p *parts, cfg *config, logger *slog.Logger) (sched
 	rc, _ := cfg.databaseFlags.config(cfg.getenv)
 	return schedule.Config{
 		Records: p.records, DatabaseURL: rc.DatabaseURL, DataDir: rc.DataDir, Guard: p.guard,
-		Workers: f.workers, Window: w, MinInterval: f.minInterval, Tick: tick, CacheTTL: p.limits.CacheTTL,
+		Renderers: renderers, QueueLimit: queue, Timeout: cfg.timeout,
+		Window: w, MinInterval: f.minInterval, Tick: tick, CacheTTL: p.limits.CacheTTL,
 		JobTimeout: job, RescueAfter: f.rescueAfter, Logger: logger,
 	}, nil
 }
 
-// startScheduler builds the scheduler; serve starts it once the server exists.
-func (f *reauditFlags) startScheduler(ctx context.Context, p *parts, cfg *config, logger *slog.Logger) (*schedule.Scheduler, schedule.Config, error) {
-	sc, err := f.config(p, cfg, logger)
+// startScheduler builds the queue, on River; serve starts it once the
+// server, which runs its audits, exists.
+func (f *reauditFlags) startScheduler(ctx context.Context, p *parts, cfg *config, renderers, queue int, logger *slog.Logger) (*schedule.Scheduler, schedule.Config, error) {
+	sc, err := f.config(p, cfg, renderers, queue, logger)
 	if err != nil {
 		return nil, sc, exitWith(exitBadInput, err)
 	}
 	s, err := schedule.New(ctx, sc)
 	if err != nil {
-		return nil, sc, exitWith(exitNotRun, fmt.Errorf("start re-audits: %w", err))
+		return nil, sc, exitWith(exitNotRun, fmt.Errorf("start the audit queue: %w", err))
 	}
 	return s, sc, nil
 }

@@ -17,6 +17,7 @@ import (
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/plainget"
 	"lekta.dev/lekta/render"
+	"lekta.dev/lekta/schedule"
 	"lekta.dev/lekta/server"
 	"lekta.dev/lekta/verify"
 )
@@ -25,8 +26,9 @@ const serveUsage = `usage: lekta serve [flags]
 
 Runs the web service: the form at /, reports at /r/{id}, the JSON API at
 /api/v1, the bot policy at /bot, and /healthz, /readyz, /metrics.
-SIGINT or SIGTERM stops it gracefully: new submissions get 503, queued
-audits are cancelled (never charged), running ones get --shutdown-grace.
+SIGINT or SIGTERM stops it gracefully: new submissions get 503, running
+audits get --shutdown-grace, queued ones stay in the queue for another
+instance or the next start.
 `
 
 // Shutdown budget: HTTP handlers get httpGrace; running audits get
@@ -52,12 +54,12 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	fs.IntVar(&f.renderers, "renderers", runtime.NumCPU(), "audits run at a time (one browser context each)")
-	fs.IntVar(&f.queue, "queue", server.DefaultQueue, "admitted audits that may wait for a renderer; beyond it submissions get 503")
+	fs.IntVar(&f.queue, "queue", schedule.DefaultQueueLimit, "public audits that may wait to start in the shared queue, all instances together; beyond it submissions get 503")
 	fs.StringVar(&f.clientRate, "client-rate", "10/1m", "submissions per client address, N/duration pairs (kept in this process's memory)")
 	fs.Var(&f.proxies, "trusted-proxy", "CIDR or IP (repeatable): peers whose X-Forwarded-For names the client")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.contact, "contact", "", "where site operators reach you (mailto: or https: URL, or text), shown on /bot")
-	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM, how long running audits may take to finish before they are cancelled; queued ones are cancelled at once")
+	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM, how long running audits may take to finish before they are cancelled; queued ones stay queued")
 	f.reaudit.register(fs)
 }
 
@@ -154,12 +156,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		stopSweep()
 		<-swept
 	}()
-	sched, sc, err := sf.reaudit.startScheduler(ctx, p, &cfg, logger)
+	sched, sc, err := sf.reaudit.startScheduler(ctx, p, &cfg, sf.renderers, sf.queue, logger)
 	if err != nil {
 		return err
 	}
 	scfg := serverConfig(p, &cfg, &sf, clientRate, proxies, logger)
-	scfg.Members, scfg.Reaudits, scfg.Guard = p.records, sched, p.guard
+	scfg.Queue, scfg.Members, scfg.Guard = sched, p.records, p.guard
 	scfg.SitesPerMember, scfg.RunsPerHour = sf.reaudit.sites, sf.reaudit.runs
 	scfg.Policy.Reaudits = &server.ReauditPolicy{Window: sc.Window.String(), Zone: sc.Window.Loc.String(), MinInterval: sc.MinInterval}
 	srv, err := server.New(scfg)
@@ -186,12 +188,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	case serveErr = <-served:
 	}
 	logger.Info("shutting down", "running_audits", srv.Running())
-	// Re-audits first: River stops taking jobs and waits for running ones,
-	// which still need the server's renderers.
-	sctx, cancel := context.WithTimeout(context.Background(), sf.grace+storeGrace)
-	stopErr := sched.Stop(sctx)
-	cancel()
-	return errors.Join(serveErr, stopErr, shutdown(hs, srv, sf.grace+storeGrace))
+	return errors.Join(serveErr, shutdown(hs, srv, sf.grace+storeGrace))
 }
 
 // serverConfig is the server's configuration from the running parts and flags.
@@ -211,8 +208,11 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
 			RequestRecordsTTL: cfg.requestTTL, PublicAddrUnknown: !publicAddrKnown(vc.Egress),
 		},
-		Renderers: sf.renderers, Queue: sf.queue, ClientRate: clientRate, TrustedProxies: proxies, ShutdownGrace: sf.grace,
-		Ready: readyChecks(p), ContextsInUse: p.browser.ContextsInUse, Logger: logger,
+		ClientRate: clientRate, TrustedProxies: proxies, ShutdownGrace: sf.grace,
+		// A submitter waits for a queued audit's start at most the hard
+		// limit plus a minute; a later start is refused with 429.
+		MaxStartWait: cfg.timeout + time.Minute,
+		Ready:        readyChecks(p), ContextsInUse: p.browser.ContextsInUse, Logger: logger,
 	}
 }
 
@@ -239,8 +239,8 @@ func httpServer(h http.Handler, logger *slog.Logger) *http.Server {
 
 // shutdown first stops the audits while HTTP still answers (submissions get
 // 503 with Retry-After, /readyz says stopping, reports stay readable, the
-// cancelled ones included): queued audits are cancelled at once, running
-// ones get the grace period and are then cancelled. Then it stops
+// cancelled ones included): running audits get the grace period and are
+// then cancelled, queued ones stay in the shared queue. Then it stops
 // accepting connections and ends the requests in progress. The caller
 // closes the browser and the store.
 func shutdown(hs *http.Server, srv *server.Server, auditBudget time.Duration) error {

@@ -190,7 +190,13 @@ func (s *served) postForm(u string, hdr map[string]string) (*http.Response, []by
 // waitReport long-polls the API until the audit id has its report.
 func (s *served) waitReport(id string) *audit.Report {
 	s.tb.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	return s.waitReportFor(id, 90*time.Second)
+}
+
+// waitReportFor is waitReport with a deadline of its own.
+func (s *served) waitReportFor(id string, within time.Duration) *audit.Report {
+	s.tb.Helper()
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		resp, b := s.do("GET", "/api/v1/audits/"+id+"?wait=30s", "", nil)
 		switch resp.StatusCode {

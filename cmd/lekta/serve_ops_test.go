@@ -137,8 +137,8 @@ func TestServeQueueFullAndGracefulShutdown(t *testing.T) {
 	if !regexp.MustCompile(`msg=audit id=` + running + ` host=q1.example trigger=api outcome=(complete|partial)`).MatchString(logs) {
 		t.Errorf("the running audit did not finish before exit:\n%s", logs)
 	}
-	if !strings.Contains(logs, "id="+queued) {
-		t.Errorf("the queued audit was not finished (and its lease released) at shutdown:\n%s", logs)
+	if strings.Contains(logs, "msg=audit id="+queued) {
+		t.Errorf("the queued audit ended at shutdown; it stays queued for the next start:\n%s", logs)
 	}
 	if n := len(site.HitsOf("q2.example", "/")); n != 0 {
 		t.Errorf("the queued audit reached q2.example %d times during shutdown", n)

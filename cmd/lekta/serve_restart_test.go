@@ -115,27 +115,35 @@ func TestServeRestart(t *testing.T) {
 	}
 }
 
-// TestServeKilledMidAudit kills lekta serve with SIGKILL while an audit is
-// at the site and starts it again on the same data dir: the report
-// committed before is there, and the dead audit's lease blocks the host
-// only until its TTL (30 s after its last heartbeat), after which the host is audited
-// again.
+// TestServeKilledMidAudit kills lekta serve (SIGKILL) while an audit's page
+// is held at the site, with another audit queued behind it, and starts it
+// again on the same data dir. The report committed before the kill is
+// readable; the queued audit runs after the restart; the killed audit is
+// not run again: once River takes its job back it ends error with the true
+// reason, and the site saw its page requested once. An audit of the host
+// submitted meanwhile is accepted and reaches the site only after the dead
+// audit could no longer be running (its start plus --timeout plus 15 s).
 func TestServeKilledMidAudit(t *testing.T) {
 	chromium := serveNeeds(t, "chromium", "chromium-browser", "google-chrome")
 	h := newLektaHarness(t, chromium)
 	site := testsite.Start(t)
-	args := restartArgs(site, t.TempDir(), "--rate", "100/1m", "--timeout", "5s")
+	const timeout = 5 * time.Second
+	args := restartArgs(site, t.TempDir(), "--rate", "100/1m", "--timeout", timeout.String(), "--renderers", "1",
+		"--rescue-after", "10s")
 
 	a := startServeProc(t, h, args...)
 	r1 := a.auditOnce("http://shop.example/index.html")
 	entered, release := site.Hold(t, "/held.html")
 	resp, body := a.postAPI("http://shop.example/held.html")
-	servePendingID(t, resp, body)
+	held := servePendingID(t, resp, body)
 	select {
 	case <-entered:
 	case <-time.After(time.Minute):
 		t.Fatalf("the audit never reached the page:\n%s", a.stderr)
 	}
+	heldAt := site.HitsOf("shop.example", "/robots.txt")
+	resp, body = a.postAPI("http://other.example/index.html")
+	queued := servePendingID(t, resp, body) // the one renderer is busy
 	killed := time.Now()
 	a.kill()
 	release()
@@ -144,23 +152,37 @@ func TestServeKilledMidAudit(t *testing.T) {
 	if got := b.waitReport(r1.ID); got.ID != r1.ID || got.Status != r1.Status {
 		t.Errorf("the report committed before the kill: %+v", got)
 	}
+	if r := b.waitReport(queued); r.Status != audit.StatusComplete {
+		t.Errorf("the audit queued at the kill: %s (%s), want complete after the restart", r.Status, r.Reason)
+	}
+	// The dead audit still holds the host: the next one is accepted for
+	// later and reaches the site only once the dead one could not be
+	// running any more.
 	const next = "http://shop.example/js-title.html"
-	// The restart took less than the lease TTL: the dead audit still holds
-	// the host.
 	resp, body = b.postAPI(next)
-	if code := serveErrorCode(t, resp, body, http.StatusTooManyRequests, true); code != "rate_limited" || !strings.Contains(string(body), "Another audit of shop.example is running") {
-		t.Errorf("another URL while the dead lease lives: %s %s; want refused for concurrency", code, body)
-	}
-	deadline := killed.Add(leaseTTL + 30*time.Second)
-	for resp.StatusCode == http.StatusTooManyRequests && time.Now().Before(deadline) {
-		time.Sleep(500 * time.Millisecond)
-		resp, body = b.postAPI(next)
-	}
 	id := servePendingID(t, resp, body)
-	t.Logf("the host was admitted again %s after the kill (lease TTL %s)", time.Since(killed).Round(100*time.Millisecond), leaseTTL)
 	if r := b.waitReport(id); r.Status != audit.StatusComplete {
-		t.Errorf("the audit after the lease expired: %s (%s)", r.Status, r.Reason)
+		t.Errorf("the audit after the dead lease: %s (%s)", r.Status, r.Reason)
 	}
+	starts := site.HitsOf("shop.example", "/robots.txt")
+	if len(heldAt) == 0 || len(starts) == 0 {
+		t.Fatalf("no robots.txt reads at the site")
+	}
+	bound := heldAt[len(heldAt)-1].Start.Add(timeout + 15*time.Second - time.Second)
+	if last := starts[len(starts)-1].Start; last.Before(bound) {
+		t.Errorf("the next audit of the host reached it %s after the dead one started, want at least %s",
+			last.Sub(heldAt[len(heldAt)-1].Start).Round(100*time.Millisecond), timeout+15*time.Second)
+	}
+	t.Logf("the host was audited again %s after the kill", time.Since(killed).Round(100*time.Millisecond))
+	// River takes the dead job back: it ends error, never run again.
+	lost := b.waitReportFor(held, 2*time.Minute)
+	if lost.Status != audit.StatusError || lost.Reason != audit.ReasonLost {
+		t.Errorf("the killed audit: %s (%q), want error with %q", lost.Status, lost.Reason, audit.ReasonLost)
+	}
+	if n := len(site.HitsOf("shop.example", "/held.html")); n != 1 {
+		t.Errorf("the held page was requested %d times, want once (never run again)", n)
+	}
+	t.Logf("the killed audit ended error %s after the kill", time.Since(killed).Round(100*time.Millisecond))
 	if err := b.stop(); err != nil {
 		t.Errorf("lekta serve after SIGTERM: %v", err)
 	}

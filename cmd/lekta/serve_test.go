@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"html"
 	"net/http"
 	"os"
@@ -93,13 +94,30 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Errorf("the cached answer fetched the page again (%d, then %d hits)", before, after)
 		}
 	})
-	t.Run("second URL of the host is rate limited", func(t *testing.T) {
+	t.Run("second URL of the host waits for the host's minute", func(t *testing.T) {
+		first := site.HitsOf("api.example", "/robots.txt")
 		resp, b := s.postAPI("http://api.example/js-title.html")
-		if code := serveErrorCode(t, resp, b, http.StatusTooManyRequests, true); code != "rate_limited" {
-			t.Errorf("code %q", code)
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("second URL: %d %s, want 202", resp.StatusCode, b)
 		}
-		if n := len(site.HitsOf("api.example", "/js-title.html")); n != 0 {
-			t.Errorf("a refused audit reached the site %d times", n)
+		var p struct {
+			Status   string    `json:"status"`
+			StartsAt time.Time `json:"starts_at"`
+		}
+		if err := json.Unmarshal(b, &p); err != nil || p.Status != "queued" || len(first) == 0 ||
+			p.StartsAt.Before(first[0].Start.Add(59*time.Second)) {
+			t.Errorf("second URL: %s; want queued to start a minute after the host's first audit (%v)", b, first)
+		}
+		// A third would start two minutes on, past the 90 s a submitter
+		// waits with --timeout 30s: refused at once.
+		resp, b = s.postAPI("http://api.example/other.html")
+		if code := serveErrorCode(t, resp, b, http.StatusTooManyRequests, true); code != "rate_limited" {
+			t.Errorf("third URL: code %q", code)
+		}
+		for _, path := range []string{"/js-title.html", "/other.html"} {
+			if n := len(site.HitsOf("api.example", path)); n != 0 {
+				t.Errorf("%s reached the site %d times before its start", path, n)
+			}
 		}
 	})
 	t.Run("errors", func(t *testing.T) {
@@ -172,7 +190,7 @@ func TestServeEndToEnd(t *testing.T) {
 		for _, want := range []string{
 			`lekta_audits_total{outcome="complete",trigger="form"} 2`,
 			`lekta_audits_total{outcome="complete",trigger="api"} 1`,
-			`lekta_submissions_total{outcome="queued",trigger="api"} 1`,
+			`lekta_submissions_total{outcome="queued",trigger="api"} 2`,
 			`lekta_submissions_total{outcome="cached",trigger="api"} 1`,
 			`lekta_submissions_total{outcome="rate_limited",trigger="api"} 1`,
 			`lekta_submissions_total{outcome="invalid_url",trigger="api"} 1`,
@@ -182,7 +200,7 @@ func TestServeEndToEnd(t *testing.T) {
 			`lekta_lane_duration_seconds_count{lane="render"} 3`,
 			`lekta_outbound_requests_total{lane="plain",status="2xx"} 3`,
 			`lekta_outbound_requests_total{lane="render",status="2xx"} 3`,
-			`lekta_queue_depth 0`,
+			`lekta_queue_depth 1`,
 		} {
 			if !strings.Contains(m, want+"\n") {
 				t.Errorf("/metrics lacks %q", want)

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func Shared(tb testing.TB) (url string, raw *redis.Client) {
 // Prefix returns a fresh key prefix ("lekta-test:<random hex>:") and
 // deletes every key under it from raw's database when the test ends. It
 // never flushes the database.
-func Prefix(tb testing.TB, raw *redis.Client) string {
+func Prefix(tb testing.TB, raw redis.UniversalClient) string {
 	tb.Helper()
 	var b [6]byte
 	_, _ = rand.Read(b[:])
@@ -75,17 +76,36 @@ func Prefix(tb testing.TB, raw *redis.Client) string {
 
 // Keys lists the keys under prefix, prefix included, in no particular
 // order. A failed SCAN marks the test failed and returns what it found.
-func Keys(tb testing.TB, raw *redis.Client, prefix string) []string {
+func Keys(tb testing.TB, raw redis.UniversalClient, prefix string) []string {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var keys []string
-	iter := raw.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
+	scan := func(ctx context.Context, c *redis.Client) []string {
+		var keys []string
+		iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			keys = append(keys, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			tb.Errorf("scan %s*: %v", prefix, err)
+		}
+		return keys
 	}
-	if err := iter.Err(); err != nil {
-		tb.Errorf("scan %s*: %v", prefix, err)
+	cl, ok := raw.(*redis.ClusterClient)
+	if !ok {
+		return scan(ctx, raw.(*redis.Client))
+	}
+	var mu sync.Mutex
+	var keys []string
+	err := cl.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		found := scan(ctx, c)
+		mu.Lock()
+		keys = append(keys, found...)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		tb.Errorf("scan the cluster's masters: %v", err)
 	}
 	return keys
 }
