@@ -8,8 +8,10 @@ import (
 )
 
 // progressTimeout bounds one progress write: progress is for display, and a
-// slow store must not hold up an audit for it.
-const progressTimeout = time.Second
+// slow store must not hold up an audit for it (a write that takes longer
+// is skipped; the next step writes again). It is above the p99.9 of a
+// Redis decision on a loaded machine (cache.DefaultCallTimeout).
+const progressTimeout = 300 * time.Millisecond
 
 // Queued records in the shared store that t waits in the queue at
 // position (1 is next) until t.StartsAt, so that every instance can answer

@@ -52,12 +52,12 @@ func TestIdleInstanceTakesTheQueue(t *testing.T) {
 	stores := sharedRedis(t, lim, 2)
 	dir := t.TempDir()
 	a := newInstance(t, site, stores[0], lim, gated, oneRenderer, sharedQueue(dir))
-	b := newInstance(t, site, stores[1], lim, oneRenderer, sharedQueue(dir))
-
 	resp, body := a.post("http://a.example/index.html")
 	wantStatus(t, resp, body, http.StatusAccepted)
 	held := decode[pending](t, body).ID
 	<-a.rend.started // A's one renderer is held
+	// B starts once A holds its audit, so that B cannot have taken it.
+	b := newInstance(t, site, stores[1], lim, oneRenderer, sharedQueue(dir))
 	resp, body = a.post("http://b.example/index.html")
 	wantStatus(t, resp, body, http.StatusAccepted)
 	other := decode[pending](t, body)
