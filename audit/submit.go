@@ -456,8 +456,11 @@ func (a *Auditor) refusedReport(t *Ticket, adm cache.Admission) *Report {
 // ago; try again in 42 s." limit is "concurrency" or a window ("5/1h").
 func LimitSentence(host, limit string, wait time.Duration) string {
 	again := "try again in " + compare.Duration(wait) + "."
-	if limit == cache.ReasonConcurrency {
+	switch limit {
+	case cache.ReasonConcurrency:
 		return "Another audit of " + host + " is running; " + again
+	case cache.ReasonReserved:
+		return "This audit's reserved start at " + host + " comes in " + compare.Duration(wait) + "."
 	}
 	ws, err := cache.ParseWindows(limit)
 	if err != nil || len(ws) != 1 {

@@ -123,13 +123,21 @@ func testReserveSlack(t *testing.T, newStore factory) {
 	wantReserved(t, h, urlA, "q1", 0)
 	wantReserved(t, h, urlB, "q2", time.Minute+500*time.Millisecond)
 	wantReserved(t, h, urlC, "q3", 2*time.Minute+time.Second)
-	// Admit keeps the windows themselves, without the slack: q2 may start
-	// once the minute is over.
+	// A reserved audit starts no sooner than its reservation, slack and
+	// all; its reservation stays where it was.
 	mustComplete(t, h, mustAdmit(t, h, urlA, "q1"), "r1", false)
 	h.clock.Set(time.Minute - time.Millisecond)
-	wantMoved(t, h, urlB, "q2", time.Millisecond, "1/1m", time.Minute)
+	wantMoved(t, h, urlB, "q2", 501*time.Millisecond, ReasonReserved, time.Minute+500*time.Millisecond)
 	h.clock.Set(time.Minute)
+	wantMoved(t, h, urlB, "q2", 500*time.Millisecond, ReasonReserved, time.Minute+500*time.Millisecond)
+	h.clock.Set(time.Minute + 500*time.Millisecond)
 	mustAdmit(t, h, urlB, "q2")
+	// An audit without a reservation keeps the windows alone (here: a
+	// minute after q3's start, no slack).
+	h.clock.Set(3*time.Minute + time.Second - time.Millisecond)
+	wantRefused(t, h, urlA+"?cli", "cli", time.Millisecond, "1/1m")
+	h.clock.Set(3*time.Minute + time.Second)
+	mustAdmit(t, h, urlA+"?cli", "cli")
 }
 
 func testAdmitHonoursReservations(t *testing.T, newStore factory) {

@@ -240,9 +240,13 @@ func (l Limits) longest() time.Duration {
 	return d
 }
 
-// reason names constraint i of a refusal: 0 is concurrency, i ≥ 1 the i-th window.
+// reason names constraint i of a refusal: 0 is concurrency, 1 to
+// len(Windows) the i-th window, len(Windows)+1 the URL's own reserved start.
 func (l Limits) reason(i int) string {
-	if i <= 0 || i > len(l.Windows) {
+	switch {
+	case i == len(l.Windows)+1:
+		return ReasonReserved
+	case i <= 0 || i > len(l.Windows):
 		return ReasonConcurrency
 	}
 	return l.Windows[i-1].String()

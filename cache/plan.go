@@ -175,7 +175,8 @@ func padded(ws []Window, slack time.Duration) []Window {
 // reserved times, so that nobody takes a start a queued audit was promised;
 // an audit that holds a reservation itself (own ≥ 0) counts only those
 // ahead of it in line (reserved no later than own), so that one running
-// late goes first and those behind it move back.
+// late goes first and those behind it move back, and it starts no sooner
+// than own.
 func admitWait(l Limits, starts []int64, others []reservation, own int64, leases []hostLease, now int64) (wait int64, reason int) {
 	taken := slices.Clone(starts)
 	for _, r := range others {
@@ -193,6 +194,11 @@ func admitWait(l Limits, starts []int64, others []reservation, own int64, leases
 		if at-now > wait {
 			wait, reason = at-now, wr
 		}
+	}
+	// A reserved audit starts no sooner than its reservation, which keeps
+	// the planned slack beyond the windows.
+	if own > now && own-now > wait {
+		wait, reason = own-now, len(l.Windows)+1
 	}
 	if reason < 0 {
 		return 0, -1

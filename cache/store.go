@@ -47,6 +47,11 @@ const (
 // such as "1/1m".
 const ReasonConcurrency = "concurrency"
 
+// ReasonReserved is Admission.Reason when a queued audit asks to start
+// before the start its URL reserved: it waits for it, so that starts keep
+// the slack Reserve planned between them.
+const ReasonReserved = "reserved"
+
 // Decision is the outcome of Admit.
 type Decision int
 

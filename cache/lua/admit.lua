@@ -20,6 +20,9 @@ if not fits(ws, tk, now) then
   local at, wr = earliest(ws, tk, now)
   if at - now > wait then wait, reason = at - now, wr end
 end
+if own and own > now and own - now > wait then
+  wait, reason = own - now, #ws + 1 -- no sooner than its own reserved start
+end
 if reason >= 0 then
   local moved = 0
   if member then
