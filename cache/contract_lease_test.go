@@ -95,6 +95,23 @@ func testReserveQueue(t *testing.T, newStore factory) {
 	wantReserved(t, h, urlA+"?6", "q6", 3*time.Minute)
 }
 
+// testSlackAfterLateStart: the first of two reserved audits starts late;
+// the second then waits for a window plus the slack after that start, and
+// its reservation moves there.
+func testSlackAfterLateStart(t *testing.T, newStore factory) {
+	l := Defaults()
+	l.StartSlack = 500 * time.Millisecond
+	h := newStore(t, l, slowPoll)
+	wantReserved(t, h, urlA, "q1", 0)
+	wantReserved(t, h, urlB, "q2", time.Minute+500*time.Millisecond)
+	h.clock.Set(600 * time.Millisecond) // q1's renderer came late
+	mustComplete(t, h, mustAdmit(t, h, urlA, "q1"), "r1", false)
+	h.clock.Set(time.Minute + 500*time.Millisecond)
+	wantMoved(t, h, urlB, "q2", 600*time.Millisecond, "1/1m", time.Minute+1100*time.Millisecond)
+	h.clock.Set(time.Minute + 1100*time.Millisecond)
+	mustAdmit(t, h, urlB, "q2")
+}
+
 func testReserveSameURL(t *testing.T, newStore factory) {
 	h := newStore(t, Defaults(), slowPoll)
 	wantReserved(t, h, urlA, "q1", 0)
@@ -117,19 +134,20 @@ func testReserveSameURL(t *testing.T, newStore factory) {
 }
 
 func testReserveSlack(t *testing.T, newStore factory) {
+	t.Run("late first start", func(t *testing.T) { testSlackAfterLateStart(t, newStore) })
 	l := Defaults()
 	l.StartSlack = 500 * time.Millisecond
 	h := newStore(t, l, slowPoll)
 	wantReserved(t, h, urlA, "q1", 0)
 	wantReserved(t, h, urlB, "q2", time.Minute+500*time.Millisecond)
 	wantReserved(t, h, urlC, "q3", 2*time.Minute+time.Second)
-	// A reserved audit starts no sooner than its reservation, slack and
-	// all; its reservation stays where it was.
+	// A reserved audit keeps the slack too, and starts no sooner than its
+	// reservation; its reservation stays where it was.
 	mustComplete(t, h, mustAdmit(t, h, urlA, "q1"), "r1", false)
 	h.clock.Set(time.Minute - time.Millisecond)
-	wantMoved(t, h, urlB, "q2", 501*time.Millisecond, ReasonReserved, time.Minute+500*time.Millisecond)
+	wantMoved(t, h, urlB, "q2", 501*time.Millisecond, "1/1m", time.Minute+500*time.Millisecond)
 	h.clock.Set(time.Minute)
-	wantMoved(t, h, urlB, "q2", 500*time.Millisecond, ReasonReserved, time.Minute+500*time.Millisecond)
+	wantMoved(t, h, urlB, "q2", 500*time.Millisecond, "1/1m", time.Minute+500*time.Millisecond)
 	h.clock.Set(time.Minute + 500*time.Millisecond)
 	mustAdmit(t, h, urlB, "q2")
 	// An audit without a reservation keeps the windows alone (here: a

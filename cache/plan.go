@@ -175,8 +175,8 @@ func padded(ws []Window, slack time.Duration) []Window {
 // reserved times, so that nobody takes a start a queued audit was promised;
 // an audit that holds a reservation itself (own ≥ 0) counts only those
 // ahead of it in line (reserved no later than own), so that one running
-// late goes first and those behind it move back, and it starts no sooner
-// than own.
+// late goes first and those behind it move back; it starts no sooner than
+// own, and keeps Limits.StartSlack beyond the windows, as Reserve does.
 func admitWait(l Limits, starts []int64, others []reservation, own int64, leases []hostLease, now int64) (wait int64, reason int) {
 	taken := slices.Clone(starts)
 	for _, r := range others {
@@ -189,8 +189,12 @@ func admitWait(l Limits, starts []int64, others []reservation, own int64, leases
 	if cw := concurrencyWait(l, leases, now); cw > 0 {
 		wait, reason = cw, 0
 	}
-	if ok, _ := fits(l.Windows, taken, now); !ok {
-		at, wr := earliest(l.Windows, taken, now)
+	ws := l.Windows
+	if own >= 0 {
+		ws = padded(ws, l.StartSlack) // the slack Reserve planned holds here too
+	}
+	if ok, _ := fits(ws, taken, now); !ok {
+		at, wr := earliest(ws, taken, now)
 		if at-now > wait {
 			wait, reason = at-now, wr
 		}

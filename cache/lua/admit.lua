@@ -10,11 +10,13 @@ if r then
   if r[1] ~= 1 then dropresv() end
   return r
 end
-local ws = windows(0)
 local wait, reason = -1, -1
 local cw = concwait(now)
 if cw > 0 then wait, reason = cw, 0 end
 local member, own = urlresv(now)
+-- A reserved audit keeps the planned slack beyond the windows too.
+local ws = windows(0)
+if own then ws = windows(tonumber(ARGV[10])) end
 local tk = taken(now, 'admit', own)
 if not fits(ws, tk, now) then
   local at, wr = earliest(ws, tk, now)
