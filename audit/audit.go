@@ -95,10 +95,10 @@ type Request struct {
 	// accepts (Submit without Start): a later start is refused as rate
 	// limited. Zero: the hard limit plus a minute.
 	Within time.Duration
-	// OnStart, when set, is called once the audit is admitted, before any
-	// request to the site (a queue records there that it started, so that
-	// a job whose instance died is never run twice). An error ends the
-	// audit with status error, nothing fetched.
+	// OnStart, when set, is called by Run just before the admission, and so
+	// before any request to the site (a queue records there that the audit
+	// starts, so that a job whose instance died is never run twice). An
+	// error ends Run with that error, nothing admitted or fetched.
 	OnStart func(ctx context.Context) error
 	// Validators and Previous make the plain lane a conditional GET (the
 	// scheduler sets them on a scheduled re-audit): the validators of the
@@ -184,7 +184,7 @@ func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
 	tr := a.cfg.Guard.Transport()
 	defer tr.CloseIdleConnections()
 	book := newRobotsBook(a, reqs.transportFor(tr, verify.LaneRobots))
-	a.step(t, StepRobots)
+	a.stepOnce(t, StepRobots)
 	var cmp *compare.Verdict
 	compared := false
 	if page, ok := a.robotsAllow(ctx, book, target, r); ok {

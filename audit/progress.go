@@ -40,6 +40,22 @@ func (a *Auditor) Progress(ctx context.Context, id string) (p cache.Progress, fo
 // step reports s to the ticket's watcher and records it in the shared store.
 func (a *Auditor) step(t *Ticket, s Step) {
 	t.step(s)
+	a.stepStored(t, s)
+}
+
+// stepOnce is step, without the store write when stepStored wrote s
+// already (Run writes the first step before the admission).
+func (a *Auditor) stepOnce(t *Ticket, s Step) {
+	if t.stored == s {
+		t.step(s)
+		return
+	}
+	a.step(t, s)
+}
+
+// stepStored records s in the shared store, for every instance to show.
+func (a *Auditor) stepStored(t *Ticket, s Step) {
+	t.stored = s
 	ctx, cancel := context.WithTimeout(context.Background(), progressTimeout)
 	defer cancel()
 	err := a.cfg.Store.SetProgress(ctx, cache.Progress{ID: t.ID, URL: t.URL, Status: cache.ProgressRunning, Step: string(s)})

@@ -81,10 +81,10 @@ func TestQueuedAuditKeepsItsStart(t *testing.T) {
 	}
 }
 
-// TestQueuedAuditStartAndLoss: OnStart runs once the audit is admitted and
-// before the first request to the site; an OnStart error ends the audit as
-// an error with nothing fetched; Lost stores the answer every instance
-// gives for an audit whose instance died while it ran.
+// TestQueuedAuditStartAndLoss: OnStart runs before the admission and the
+// first request to the site; an OnStart error ends Run with it, nothing
+// admitted or fetched; Lost stores the answer every instance gives for an
+// audit whose instance died while it ran.
 func TestQueuedAuditStartAndLoss(t *testing.T) {
 	e := mustEnv(t, nil)
 	ctx := context.Background()
@@ -96,8 +96,12 @@ func TestQueuedAuditStartAndLoss(t *testing.T) {
 	}
 	r, err = e.auditor.Run(ctx, Request{URL: "http://other.example/index.html", ID: NewID(), Trigger: TriggerAPI,
 		OnStart: func(context.Context) error { return errors.New("queue down") }})
-	if err != nil || r.Status != StatusError || len(e.site.HitsOf("other.example", "/")) != 0 {
-		t.Fatalf("run whose OnStart failed: %+v, %v, %d requests; want an error report and no request", r, err, len(e.site.HitsOf("other.example", "/")))
+	if err == nil || r != nil || len(e.site.HitsOf("other.example", "/")) != 0 {
+		t.Fatalf("run whose OnStart failed: %+v, %v, %d requests; want the error and no request", r, err, len(e.site.HitsOf("other.example", "/")))
+	}
+	// Nothing was admitted: the host takes an audit at once.
+	if r, err := e.auditor.Audit(ctx, Request{URL: "http://other.example/index.html", Trigger: TriggerCLI}); err != nil || r.Status != StatusComplete {
+		t.Fatalf("the audit after a failed OnStart: %+v, %v; want complete", r, err)
 	}
 	id := NewID()
 	lost, err := e.auditor.Lost(ctx, Request{URL: "http://shop.example/lost.html", ID: id, Trigger: TriggerAPI})

@@ -54,6 +54,8 @@ type Ticket struct {
 	done     bool
 	// onStart is Request.OnStart.
 	onStart func(ctx context.Context) error
+	// stored is the step last written to the shared store.
+	stored Step
 	// cond is the request's conditional re-fetch, if any.
 	cond conditional
 }
@@ -170,6 +172,13 @@ func (a *Auditor) Run(ctx context.Context, req Request) (*Report, error) {
 	if reason, ok := cancelReason(ctx); ok {
 		return nil, &NotYet{Until: a.cfg.Now(), Reason: reason, Sentence: reason}
 	}
+	// Everything that may take a while happens before the admission, so
+	// that the start the windows count is when the first request leaves:
+	// the queue's record that the audit starts, and the progress entry.
+	if err := a.started(ctx, t); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	a.stepStored(t, StepRobots)
 	adm, err := a.cfg.Store.Admit(ctx, t.URL, t.ID)
 	if err != nil {
 		return nil, unavailable(err)
@@ -204,12 +213,10 @@ func (a *Auditor) notYet(ctx context.Context, t *Ticket, adm cache.Admission) *N
 	}
 	wait := max(time.Duration(math.Ceil(adm.RetryAfter.Seconds()))*time.Second, time.Second)
 	n := &NotYet{Until: until, Reason: adm.Reason, Sentence: LimitSentence(t.target.Hostname(), adm.Reason, wait)}
-	if !adm.StartsAt.IsZero() {
-		pctx, cancel := context.WithTimeout(ctx, progressTimeout)
-		defer cancel()
-		if err := a.cfg.Store.SetProgress(pctx, cache.Progress{ID: t.ID, URL: t.URL, Status: cache.ProgressQueued, StartsAt: until}); err != nil {
-			a.cfg.Logger.Warn("record progress", "id", t.ID, "error", err)
-		}
+	pctx, cancel := context.WithTimeout(ctx, progressTimeout)
+	defer cancel()
+	if err := a.cfg.Store.SetProgress(pctx, cache.Progress{ID: t.ID, URL: t.URL, Status: cache.ProgressQueued, StartsAt: until}); err != nil {
+		a.cfg.Logger.Warn("record progress", "id", t.ID, "error", err)
 	}
 	return n
 }
@@ -293,15 +300,7 @@ func (a *Auditor) runHeld(ctx context.Context, t *Ticket, l cache.Lease) (*Repor
 	defer cancel(nil)
 	hb := a.startHeartbeat(l, cancel)
 	start := a.cfg.Now()
-	var r *Report
-	if err := a.started(ctx, t); err != nil {
-		r = a.cancelledReport(t, "", start)
-		r.Status, r.Reason = StatusError, "the queue could not record that the audit started, so nothing was fetched — submit the URL again"
-		r.Verdict.Summary = "The audit did not run: " + r.Reason + "."
-		a.cfg.Logger.Warn("record audit start", "id", t.ID, "error", err)
-	} else {
-		r = a.run(ctx, t)
-	}
+	r := a.run(ctx, t)
 	if reason, ok := cancelReason(ctx); ok {
 		r = a.cancelledReport(t, reason, start)
 		r.DurationMS = a.cfg.Now().Sub(start).Milliseconds()
@@ -314,8 +313,8 @@ func (a *Auditor) runHeld(ctx context.Context, t *Ticket, l cache.Lease) (*Repor
 	return r, err
 }
 
-// started calls the ticket's OnStart, once the audit is admitted and before
-// any request to the site.
+// started calls the ticket's OnStart, just before the audit's admission
+// (and so before any request to the site).
 func (a *Auditor) started(ctx context.Context, t *Ticket) error {
 	if t.onStart == nil {
 		return nil

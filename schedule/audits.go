@@ -156,39 +156,48 @@ func (w *auditWorker) Work(ctx context.Context, job *river.Job[AuditArgs]) error
 		_, err := w.s.runner.Lost(ctx, req)
 		return err
 	}
-	req.OnStart = w.s.markStarted(job.ID, req.ID)
+	req.OnStart = w.s.markStarted(job.JobRow, req.ID)
 	rep, err := w.s.runner.Run(ctx, req)
-	return w.s.outcome(ctx, rep, err)
+	return w.s.outcome(ctx, job.JobRow, rep, err)
 }
 
 // outcome turns a run's answer into the job's: put off while the limits
 // say wait (or the instance stopped before it started), retried by River
 // when the store failed before the audit started, done otherwise.
-func (s *Scheduler) outcome(ctx context.Context, rep *audit.Report, err error) error {
+func (s *Scheduler) outcome(ctx context.Context, job *rivertype.JobRow, rep *audit.Report, err error) error {
 	var ny *audit.NotYet
 	switch {
 	case errors.As(err, &ny):
+		// A snooze keeps the attempt number: the start recorded for it
+		// reads as not started.
 		return river.JobSnooze(max(ny.Until.Sub(s.cfg.Now()), 0))
 	case err == nil, rep != nil:
 		return nil // it ran (its report may not have been stored: never twice)
-	case ctx.Err() != nil:
+	}
+	// It did not start (the store failed before the admission, or a
+	// joined audit was abandoned): the retry may run it.
+	s.unmarkStarted(job)
+	if ctx.Err() != nil {
 		return river.JobSnooze(0) // stopping before it started: run it elsewhere
 	}
 	return err
 }
 
-// started is the output a job records once its audit was admitted and
-// before its first request to the site.
+// started is the output a job records just before its audit's admission,
+// and so before its first request to the site: which attempt started it.
 type started struct {
-	ReportID  string    `json:"report_id"`
-	StartedAt time.Time `json:"started_at"`
+	ReportID  string    `json:"report_id,omitempty"`
+	Attempt   int       `json:"attempt,omitempty"`
+	StartedAt time.Time `json:"started_at,omitzero"`
 }
 
-// markStarted records in the job, durably, that its audit starts now, so
-// that a job rescued from a dead instance is never run again.
-func (s *Scheduler) markStarted(jobID int64, reportID string) func(ctx context.Context) error {
+// markStarted records in the job, durably, that this attempt starts its
+// audit now, so that a job rescued from a dead instance (a later attempt)
+// is never run again.
+func (s *Scheduler) markStarted(job *rivertype.JobRow, reportID string) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
-		_, err := s.client.JobUpdate(ctx, jobID, &river.JobUpdateParams{Output: started{ReportID: reportID, StartedAt: s.cfg.Now().UTC()}})
+		_, err := s.client.JobUpdate(ctx, job.ID, &river.JobUpdateParams{
+			Output: started{ReportID: reportID, Attempt: job.Attempt, StartedAt: s.cfg.Now().UTC()}})
 		if err != nil {
 			return fmt.Errorf("record the start of %s: %w", reportID, err)
 		}
@@ -196,15 +205,27 @@ func (s *Scheduler) markStarted(jobID int64, reportID string) func(ctx context.C
 	}
 }
 
+// unmarkStarted clears the record of an attempt that did not start its
+// audit after all, so that River's retry runs it.
+func (s *Scheduler) unmarkStarted(job *rivertype.JobRow) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := s.client.JobUpdate(ctx, job.ID, &river.JobUpdateParams{Output: started{}}); err != nil {
+		s.cfg.Logger.Warn("clear the start of a job", "job", job.ID, "error", err)
+	}
+}
+
 // startedBefore reports whether an earlier attempt of the job started its
-// audit, and the report id it ran under.
+// audit (one its instance never finished: River rescued the job and this
+// is a later attempt; a snooze keeps the attempt number), and the report
+// id it ran under.
 func startedBefore(j *rivertype.JobRow) (string, bool) {
 	out := j.Output()
 	if len(out) == 0 {
 		return "", false
 	}
 	var st started
-	if json.Unmarshal(out, &st) != nil || st.ReportID == "" {
+	if json.Unmarshal(out, &st) != nil || st.ReportID == "" || st.Attempt >= j.Attempt {
 		return "", false
 	}
 	return st.ReportID, true

@@ -116,7 +116,7 @@ func (w *reauditWorker) Work(ctx context.Context, job *river.Job[ReauditArgs]) e
 	if job.AttemptedAt != nil {
 		ctx = context.WithValue(ctx, claimedKey{}, *job.AttemptedAt)
 	}
-	return w.s.work(ctx, job.ID, job.JobRow, job.Args)
+	return w.s.work(ctx, job.JobRow, job.Args)
 }
 
 // claimedKey keys the time River claimed a re-audit job in its context.
@@ -130,10 +130,10 @@ func ClaimedAt(ctx context.Context) (time.Time, bool) {
 	return t, ok
 }
 
-// work runs the re-audit a of job jobID; an error is River's to retry,
+// work runs the re-audit a of job row; an error is River's to retry,
 // JobSnooze puts it off without counting an attempt. A re-audit whose
 // instance stopped after it started is recorded as an error, not run again.
-func (s *Scheduler) work(ctx context.Context, jobID int64, row *rivertype.JobRow, a ReauditArgs) error {
+func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditArgs) error {
 	db := s.cfg.Records
 	site, err := db.Site(ctx, a.SiteID)
 	if errors.Is(err, records.ErrNotFound) {
@@ -163,7 +163,7 @@ func (s *Scheduler) work(ctx context.Context, jobID int64, row *rivertype.JobRow
 		}
 		return s.record(ctx, site, id, due, trigger, rep, nil)
 	}
-	req.OnStart = s.markStarted(jobID, req.ID)
+	req.OnStart = s.markStarted(row, req.ID)
 	var prev *Summary
 	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
 		var p Summary
@@ -182,6 +182,10 @@ func (s *Scheduler) work(ctx context.Context, jobID int64, row *rivertype.JobRow
 	case errors.As(err, &ny):
 		// Not a run: put off until the limiter allows one.
 		return river.JobSnooze(max(ny.Until.Sub(s.cfg.Now()), time.Second))
+	case err != nil && rep == nil:
+		s.unmarkStarted(row) // it did not start: the retry may run it
+	}
+	switch {
 	case ctx.Err() != nil && rep == nil:
 		return river.JobSnooze(0) // stopping: run it at the next start
 	case err != nil && rep == nil:

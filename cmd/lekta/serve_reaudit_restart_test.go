@@ -29,7 +29,7 @@ func TestReauditRescuedAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	key := mustMemberKey(t, dir)
 	args := restartArgs(site, dir, "--rate", "100/1m", "--timeout", "5s", "--cache-ttl", "1ms",
-		"--reaudit-min-interval", "4s", "--rescue-after", "8s")
+		"--reaudit-min-interval", "4s", "--rescue-after", "8s", "--renderers", "1")
 	entered, release := site.Hold(t, "/held.html")
 
 	a := startServeProc(t, h, args...)
@@ -48,7 +48,7 @@ func TestReauditRescuedAfterKill(t *testing.T) {
 	a.kill()
 	release()
 	// River's own table says which job the dead instance held: the one
-	// that recorded its start (another may be running, joined to it).
+	// that recorded its start (one renderer: no other ran beside it).
 	rdb, err := sql.Open("sqlite", filepath.Join(dir, schedule.RiverFile))
 	if err != nil {
 		t.Fatal(err)
