@@ -62,6 +62,14 @@ func (n *netTracker) started(e *network.EventRequestWillBeSent, mainFrame cdp.Fr
 	if n.uncounted[e.RequestID] {
 		return // the browser's, not the page's (see reasonFavicon)
 	}
+	if browserOwn(e) {
+		// Its paused request may be refused only after the report was
+		// taken: decided here, the count is not a race.
+		if len(n.uncounted) < maxGone {
+			n.uncounted[e.RequestID] = true
+		}
+		return
+	}
 	if e.RedirectResponse == nil {
 		n.requests++
 		n.counted[e.RequestID] = true
@@ -84,6 +92,14 @@ func (n *netTracker) started(e *network.EventRequestWillBeSent, mainFrame cdp.Fr
 		return
 	}
 	n.open[e.RequestID] = reqInfo{url: e.Request.URL, typ: e.Type, loader: e.LoaderID}
+}
+
+// browserOwn reports whether a request is the browser's own (its favicon
+// fetch): of type Other with no initiator in the page. Every request a page
+// makes, prefetches included, names the parser, a script or a preload.
+func browserOwn(e *network.EventRequestWillBeSent) bool {
+	return e.Type == network.ResourceTypeOther && e.Initiator != nil &&
+		e.Initiator.Type == network.InitiatorTypeOther && e.Initiator.Stack == nil && e.Initiator.URL == ""
 }
 
 // response records Network.responseReceived of the main document.

@@ -265,3 +265,30 @@ func TestRefreshIsScheduledWork(t *testing.T) {
 		t.Errorf("a meta refresh due after the budget is scheduled work: %+v", meta)
 	}
 }
+
+// TestTrackerFaviconUncounted: the browser's own favicon request is not one
+// of the page's, even when its start is seen and the report is taken before
+// its paused request is refused (CI saw "requests": 2 for a one-request page).
+func TestTrackerFaviconUncounted(t *testing.T) {
+	t.Parallel()
+	const main = "F"
+	var n netTracker
+	n.init()
+	n.started(&network.EventRequestWillBeSent{RequestID: "1", LoaderID: "L", Type: network.ResourceTypeDocument, FrameID: main,
+		Initiator: &network.Initiator{Type: network.InitiatorTypeOther}, Request: &network.Request{URL: "http://shop.example/"}}, main)
+	n.started(&network.EventRequestWillBeSent{RequestID: "2", LoaderID: "L", Type: network.ResourceTypeOther, FrameID: main,
+		Initiator: &network.Initiator{Type: network.InitiatorTypeOther}, Request: &network.Request{URL: "http://shop.example/favicon.ico"}}, main)
+	// A prefetch the page asked for is Other too, but the parser started it.
+	n.started(&network.EventRequestWillBeSent{RequestID: "3", LoaderID: "L", Type: network.ResourceTypeOther, FrameID: main,
+		Initiator: &network.Initiator{Type: network.InitiatorTypeParser, URL: "http://shop.example/"}, Request: &network.Request{URL: "http://shop.example/next.html"}}, main)
+	if _, _, _, got := n.main(); got != 2 {
+		t.Errorf("requests = %d, want 2 (the document and the page's prefetch, not the favicon)", got)
+	}
+	n.setLoaded(true)
+	n.finished("1")
+	n.finished("3")
+	if !n.quiet() {
+		loaded, pending := n.pending()
+		t.Errorf("the favicon holds settling up (loaded %v, pending %v)", loaded, pending)
+	}
+}
