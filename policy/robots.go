@@ -82,8 +82,10 @@ func tokenPrefixLen(s string) int {
 	return len(s)
 }
 
-// Robots is a parsed robots.txt under RFC 9309. It is immutable once parsed
-// and safe for concurrent use.
+// Robots is a parsed robots.txt, read twice: under RFC 9309 as written,
+// and as Google's reference parser reads it. A decision takes the stricter
+// answer of the two, so LektaBot is never less strict than either. It is
+// immutable once parsed and safe for concurrent use.
 //
 // The parser and matcher are Lekta's own: temoto/robotstxt v1.1.2 disagrees
 // with RFC 9309 in its tokeniser, grouping, agent matching, precedence and
@@ -96,6 +98,9 @@ type Robots struct {
 	issues    []RobotsIssue
 	size      int
 	truncated bool
+	// google is the same file as Google's parser reads it; Decide answers
+	// with the stricter of the two readings.
+	google *googleReading
 }
 
 // robotsGroup is one group: a run of user-agent lines and the rules after them.
@@ -164,10 +169,35 @@ const (
 	BasisUnreachable DecisionBasis = "unreachable"
 )
 
+// Reading names the reading of robots.txt a decision came from.
+type Reading string
+
+// The readings of a robots.txt.
+const (
+	// ReadingBoth: the RFC 9309 reading and Google's give the same answer.
+	ReadingBoth Reading = "both"
+	// ReadingRFC: only the RFC 9309 reading disallows; Google's parser
+	// would allow (a decoded escape, a space in a pattern, a rule cut).
+	ReadingRFC Reading = "rfc9309"
+	// ReadingGoogle: only Google's reading disallows; an RFC 9309 reading
+	// would allow (a misspelled or colon-less rule, blanks other than
+	// space and tab, a line cut at its NUL or at Google's length limit, a
+	// pattern that only matches undecoded).
+	ReadingGoogle Reading = "google"
+)
+
 // Decision is the answer to "may this agent fetch this path?" with what decided it.
 type Decision struct {
 	Allowed bool          `json:"allowed"`
 	Basis   DecisionBasis `json:"basis"`
+	// Reading says which reading of the file decided: both, or only one of
+	// them when the other would have allowed. "" when no file was read or
+	// the path is /robots.txt.
+	Reading Reading `json:"reading,omitempty"`
+	// Partial: robots.txt was larger than RobotsMaxBytes and the answer
+	// is allowed, so it covers only the part read: a Disallow in the rest
+	// could not be seen.
+	Partial bool `json:"partial,omitempty"`
 	// Group is the user-agent line(s) of the group that applied, as written
 	// and joined by ", " ("User-agent: barbot, User-agent: bazbot"); "" when
 	// none did. When several groups name the token they are merged; Group is
@@ -197,21 +227,61 @@ func (d Decision) Err() error {
 // become lint issues and every rule that can be parsed is used. Only the
 // first RobotsMaxBytes are read, minus the line the limit cuts through.
 func ParseRobots(body []byte) *Robots {
-	p := robotsParser{r: &Robots{size: len(body)}, cur: -1}
+	p := robotsParser{r: &Robots{size: len(body), google: parseGoogle(body)}, cur: -1}
 	p.parse(p.clip(body))
 	return p.r
 }
 
 // Decide says whether the product token may fetch pathQuery, the URL's path
-// and query as sent on the wire ("/a/b?c=d"); "" means "/". Groups are chosen
-// by case-insensitive equality with token (callers validate it once with
-// ValidateToken), all groups naming it are merged, and the "*" groups apply
-// when none does. The longest matching pattern decides and Allow wins ties.
+// and query as sent on the wire ("/a/b?c=d"); "" means "/". It is
+// disallowed when either reading disallows it (Decision.Reading says
+// which); /robots.txt itself is always allowed.
+//
+// Under RFC 9309, groups are chosen by case-insensitive equality with token
+// (callers validate it once with ValidateToken), all groups naming it are
+// merged, and the "*" groups apply when none does; the longest matching
+// pattern decides and Allow wins ties. Google's reading is taken only for
+// tokens of the RFC 9309 form, the only ones its parser can name.
 func (r *Robots) Decide(token, pathQuery string) Decision {
+	return r.decide(token, pathQuery, "")
+}
+
+// DecideURL is Decide for an absolute URL; only its path and query count.
+// Google's reading is asked about the path both as RequestPath writes it
+// and as the URL sends it (escapes in the case written), since its matcher
+// compares escapes byte for byte.
+func (r *Robots) DecideURL(token string, u *url.URL) Decision {
+	return r.decide(token, RequestPath(u), wirePath(u))
+}
+
+// decide is Decide; wire, when not "", is a second spelling of pathQuery
+// that Google's reading is asked about too.
+func (r *Robots) decide(token, pathQuery, wire string) Decision {
 	path := normalisePathQuery(pathQuery)
 	if isRobotsTxtPath(path) {
 		return Decision{Allowed: true, Basis: BasisRobotsTxt}
 	}
+	d := r.decideRFC(token, path)
+	d.Reading = ReadingBoth
+	if r.google != nil && ValidateToken(token) == nil {
+		out, rule, gi := r.google.decide(token, pathQuery)
+		if !out && wire != "" && wire != pathQuery {
+			out, rule, gi = r.google.decide(token, wire)
+		}
+		switch {
+		case out && d.Allowed:
+			d = Decision{Basis: BasisRule, Rule: rule.text, Line: int(rule.line), Reading: ReadingGoogle}
+			r.google.describe(gi, &d)
+		case !out && !d.Allowed:
+			d.Reading = ReadingRFC
+		}
+	}
+	d.Partial = d.Allowed && r.truncated
+	return d
+}
+
+// decideRFC is the RFC 9309 reading's answer on a normalised path.
+func (r *Robots) decideRFC(token, path string) Decision {
 	groups := r.groupsFor(token)
 	if len(groups) == 0 {
 		return Decision{Allowed: true, Basis: BasisNoGroup}
@@ -245,75 +315,6 @@ func (r *Robots) Decide(token, pathQuery string) Decision {
 	d := Decision{Allowed: won.rule.allow, Basis: BasisRule, Rule: won.rule.text, Line: int(won.rule.line)}
 	r.groups[won.group].describe(&d)
 	return d
-}
-
-// DecideURL is Decide for an absolute URL; only its path and query count.
-func (r *Robots) DecideURL(token string, u *url.URL) Decision {
-	return r.Decide(token, RequestPath(u))
-}
-
-// RequestPath is the path and query of u as robots.txt rules see them
-// ("/" when the path is empty); the fragment is dropped. The path is taken
-// as written (RawPath), so escapes of reserved characters (%2F, %3B, ...)
-// stay escapes: bytes that may not appear raw are percent-encoded one by
-// one and existing escapes are kept with upper-case hex. url.EscapedPath
-// would rebuild the path from its decoded form as soon as one byte needs
-// escaping, turning %2F into a literal '/'.
-func RequestPath(u *url.URL) string {
-	p := u.RawPath
-	if p == "" {
-		p = u.EscapedPath()
-	}
-	p = escapeRaw(p)
-	if p == "" {
-		p = "/"
-	}
-	if u.RawQuery != "" || u.ForceQuery {
-		p += "?" + escapeRaw(u.RawQuery)
-	}
-	return p
-}
-
-// escapeRaw percent-encodes the bytes of s that may not appear raw in a
-// URI and upper-cases the hex of existing escapes; a '%' that starts no
-// escape becomes "%25". It returns s itself when nothing changes.
-func escapeRaw(s string) string {
-	i := 0
-	for i < len(s) && !rawNeedsEscape(s, i) {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			b.WriteByte('%')
-			b.WriteByte(upperHex[unhex(s[i+1])])
-			b.WriteByte(upperHex[unhex(s[i+2])])
-			i += 2
-		case c == '%' || mustEscape(c):
-			b.WriteByte('%')
-			b.WriteByte(upperHex[c>>4])
-			b.WriteByte(upperHex[c&15])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// rawNeedsEscape reports whether escapeRaw would rewrite s at i.
-func rawNeedsEscape(s string, i int) bool {
-	c := s[i]
-	if c != '%' {
-		return mustEscape(c)
-	}
-	return i+2 >= len(s) || !isUpperHex(s[i+1]) || !isUpperHex(s[i+2])
 }
 
 // ruleMatch is the best rule of one kind found so far.

@@ -8,10 +8,12 @@ import (
 )
 
 // FuzzRobots feeds random robots.txt bodies, tokens and paths and checks the
-// invariants of issue 3: no panic; /robots.txt is always allowed; adding an
-// Allow identical to a rule of the chosen group never turns allowed into
-// disallowed (and one identical to the deciding Disallow allows); group order
-// never matters. It also checks the wildcard matcher against regexp.
+// invariants of issue 3 on the RFC 9309 reading: no panic; /robots.txt is
+// always allowed; adding an Allow identical to a rule of the chosen group
+// never turns allowed into disallowed (and one identical to the deciding
+// Disallow allows); group order never matters; and of issue 22: the answer
+// is the stricter of the RFC 9309 and Google readings. It also checks the
+// wildcard matcher against regexp.
 func FuzzRobots(f *testing.F) {
 	for _, tc := range rfcCases {
 		f.Add([]byte(tc.body), tc.tokenOrDefault(), tc.path)
@@ -27,15 +29,25 @@ func FuzzRobots(f *testing.F) {
 			token = "LektaBot"
 		}
 		r := ParseRobots(body)
-		d := r.Decide(token, path)
-		if d != r.Decide(token, normalisePathQuery(path)) {
-			t.Fatalf("deciding %q and its normal form differ", path)
-		}
 		if !r.Decide(token, "/robots.txt").Allowed {
 			t.Fatal("/robots.txt disallowed")
 		}
-		if (d.Basis == BasisRule) != (d.Rule != "" && d.Line > 0) {
-			t.Fatalf("decision %+v: basis and rule disagree", d)
+		p := normalisePathQuery(path)
+		if isRobotsTxtPath(p) {
+			return
+		}
+		combined := r.Decide(token, path)
+		if (combined.Basis == BasisRule) != (combined.Rule != "" && combined.Line > 0) {
+			t.Fatalf("decision %+v: basis and rule disagree", combined)
+		}
+		// The answer is the stricter of the two readings.
+		d := r.decideRFC(token, p)
+		google, _, _ := r.google.decide(token, path)
+		if combined.Allowed != (d.Allowed && !google) {
+			t.Fatalf("decision %+v; RFC reading %+v, Google disallows: %v", combined, d, google)
+		}
+		if d != r.decideRFC(token, normalisePathQuery(p)) {
+			t.Fatalf("the RFC reading of %q and of its normal form differ", path)
 		}
 		checkMatcher(t, r, token, path)
 		lines := splitRobotsLines(body)
@@ -109,7 +121,7 @@ func checkAddedAllow(t *testing.T, r *Robots, lines []string, token, path string
 			}
 		}
 	}
-	got := ParseRobots(joinRobotsLines(out)).Decide(token, path)
+	got := ParseRobots(joinRobotsLines(out)).decideRFC(token, normalisePathQuery(path))
 	if d.Basis == BasisRule && !got.Allowed {
 		t.Fatalf("identical Allow lines added, %q still disallowed: %+v (before %+v)", path, got, d)
 	}
@@ -141,12 +153,12 @@ func checkGroupOrder(t *testing.T, r *Robots, lines []string, token, path string
 	}
 	preamble := lines[:r.groups[0].agents[0].line-1]
 	sealed := slices.Concat(append([][]string{preamble}, blocks...)...)
-	if got := ParseRobots(joinRobotsLines(sealed)).Decide(token, path); got.Allowed != d.Allowed {
+	if got := ParseRobots(joinRobotsLines(sealed)).decideRFC(token, normalisePathQuery(path)); got.Allowed != d.Allowed {
 		t.Fatalf("an empty Disallow in rule-less groups changed %q: %+v, before %+v", path, got, d)
 	}
 	slices.Reverse(blocks)
 	reordered := slices.Concat(append([][]string{preamble}, blocks...)...)
-	if got := ParseRobots(joinRobotsLines(reordered)).Decide(token, path); got.Allowed != d.Allowed {
+	if got := ParseRobots(joinRobotsLines(reordered)).decideRFC(token, normalisePathQuery(path)); got.Allowed != d.Allowed {
 		t.Fatalf("reversing the groups changed %q: %+v, before %+v\n%s", path, got, d, strings.Join(reordered, "\n"))
 	}
 }

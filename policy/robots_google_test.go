@@ -67,7 +67,9 @@ func TestRobotsGoogleSpellings(t *testing.T) {
 		{"disallaw", "User-agent: *\nDisallaw: /x\n", "/x", false},
 		{"user_agent_with_space", "user agent: LektaBot\nDisallow: /x\n", "/x", false},
 		{"useragent", "Useragent: LektaBot\nDisallow: /x\n", "/x", false},
-		{"allowed_prefix", "User-agent: *\nDisallow: /x\nAllowed: /x/y\n", "/x/y", true},
+		// Google allows, RFC 9309 (where "Allowed" is no name) does not:
+		// the stricter answer holds.
+		{"allowed_prefix", "User-agent: *\nDisallow: /x\nAllowed: /x/y\n", "/x/y", false},
 		{"long_prefix", "User-agent: *\nDisallow-these-paths-please: /x\n", "/x", false},
 	}
 	for _, tc := range tests {
@@ -84,24 +86,26 @@ func TestRobotsGoogleSpellings(t *testing.T) {
 	}
 }
 
-// TestRobotsGroupEnds: any record other than User-agent that Google's
-// parser reads (an unknown name, Sitemap, Crawl-delay, a two-word line
-// without a colon) ends the run of User-agent lines; lines it cannot read
-// (three words, an empty name) do not.
+// TestRobotsGroupEnds: only an Allow or Disallow line ends a run of
+// User-agent lines (RFC 9309 §2.2.4; Google's parser reads it the same
+// way), so whatever else stands between two User-agent lines leaves them
+// one group, sharing the rules below. The lint says group_continues where
+// such a line stands.
 func TestRobotsGroupEnds(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, between string
-		split         bool
+		lint          bool // a line that group_continues names
 	}{
 		{"unknown_directive", "Foo: bar", true},
 		{"sitemap", "Sitemap: https://e.example/s.xml", true},
 		{"crawl_delay", "Crawl-delay: 5", true},
 		{"nonstandard", "Host: e.example", true},
+		{"noindex", "Noindex: /x", true},
 		{"two_words_no_colon", "garbled line", true},
-		{"three_words", "this is garbage", false},
-		{"one_word", "garbage", false},
-		{"empty_name", ": /x", false},
+		{"three_words", "this is garbage", true},
+		{"one_word", "garbage", true},
+		{"empty_name", ": /x", true},
 		{"comment", "# note", false},
 		{"blank", "", false},
 	}
@@ -110,25 +114,29 @@ func TestRobotsGroupEnds(t *testing.T) {
 			t.Parallel()
 			body := "User-agent: LektaBot\n" + tc.between + "\nUser-agent: OtherBot\nDisallow: /x\n"
 			r := ParseRobots([]byte(body))
-			d := r.Decide("LektaBot", "/x")
-			// Split: LektaBot's own group has no rules, so /x is allowed
-			// (as for Googlebot); merged: the Disallow applies to both.
-			if d.Allowed != tc.split {
-				t.Errorf("Decide = %+v, want allowed=%v", d, tc.split)
+			if d := r.Decide("LektaBot", "/x"); d.Allowed || d.Line != 4 {
+				t.Errorf("Decide = %+v, want disallowed by line 4", d)
 			}
-			broke := slices.ContainsFunc(r.Issues(), func(is RobotsIssue) bool { return is.Code == IssueGroupBreak })
-			if broke != tc.split {
-				t.Errorf("group_break issue = %v, want %v: %v", broke, tc.split, r.Issues())
+			if d := r.Decide("OtherBot", "/x"); d.Allowed {
+				t.Errorf("OtherBot: Decide = %+v, want disallowed", d)
+			}
+			is := findIssue(r.Issues(), "group_continues")
+			if (is != nil) != tc.lint || (is != nil && (is.Line != 2 || is.Severity != SeverityWarning)) {
+				t.Errorf("group_continues = %+v, want present=%v on line 2: %v", is, tc.lint, r.Issues())
 			}
 		})
 	}
-	// A record after the rules started does not split anything.
-	r := ParseRobots([]byte("User-agent: LektaBot\nDisallow: /x\nSitemap: https://e.example/s.xml\nDisallow: /y\n"))
+	// A record after the rules started does not split anything, and a
+	// User-agent line after a rule starts a new group.
+	r := ParseRobots([]byte("User-agent: LektaBot\nDisallow: /x\nSitemap: https://e.example/s.xml\nDisallow: /y\nUser-agent: OtherBot\nDisallow: /z\n"))
 	if d := r.Decide("LektaBot", "/y"); d.Allowed {
 		t.Errorf("rule after a Sitemap line: %+v, want disallowed", d)
 	}
-	if slices.ContainsFunc(r.Issues(), func(is RobotsIssue) bool { return is.Code == IssueGroupBreak }) {
-		t.Errorf("group_break for a Sitemap between rules: %v", r.Issues())
+	if d := r.Decide("LektaBot", "/z"); !d.Allowed {
+		t.Errorf("rule of the next group: %+v, want allowed", d)
+	}
+	if is := findIssue(r.Issues(), "group_continues"); is != nil {
+		t.Errorf("group_continues for a Sitemap between rules: %v", r.Issues())
 	}
 }
 
@@ -168,5 +176,63 @@ func TestRobotsNonRFCTokens(t *testing.T) {
 		if rfc := ValidateToken(tc.token) == nil; rfc != tc.rfc {
 			t.Errorf("ValidateToken(%q) ok=%v, want %v", tc.token, rfc, tc.rfc)
 		}
+	}
+}
+
+// TestRobotsReadings: a path is disallowed when either reading of the file
+// disallows it, and Decision.Reading says which one did when only one did.
+func TestRobotsReadings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body, token, path string
+		allowed                 bool
+		reading                 Reading
+		rule                    string
+	}{
+		{"vertical_tab_blank", "User-agent: *\nDisallow:\v/x\n", "", "/x", false, ReadingGoogle, "Disallow:\v/x"},
+		{"form_feed_around_name", "User-agent: *\n\fDisallow\f: /x\n", "", "/x", false, ReadingGoogle, "Disallow\f: /x"},
+		{"stray_percent", "User-agent: *\nDisallow: /%e*3%83%84\n", "", "/%e3%83%84", false, ReadingGoogle, "Disallow: /%e*3%83%84"},
+		{"nul_ends_the_line", "User-agent: *\nDisallow: /a\x00b\n", "", "/a", false, ReadingGoogle, "Disallow: /a"},
+		{"misspelled", "User-agent: *\nDissallow: /x\n", "", "/x", false, ReadingGoogle, "Dissallow: /x"},
+		{"missing_colon_agent", "User-agent LektaBot\nDisallow: /x\n", "", "/x", false, ReadingGoogle, "Disallow: /x"},
+		{"allow_prefix_only_google", "User-agent: *\nDisallow: /\nAllowed: /x\n", "", "/x", false, ReadingRFC, "Disallow: /"},
+		{"decoded_escape_only_rfc", "User-agent: *\nDisallow: /%7Ea\n", "", "/~a", false, ReadingRFC, "Disallow: /%7Ea"},
+		{"index_html_only_rfc", "User-agent: *\nAllow: /d/index.html\nDisallow: /\n", "", "/d/", false, ReadingRFC, "Disallow: /"},
+		{"both", "User-agent: *\nDisallow: /x\n", "", "/x", false, ReadingBoth, "Disallow: /x"},
+		{"both_allow", "User-agent: *\nDisallow: /x\n", "", "/y", true, ReadingBoth, ""},
+		{"robots_txt", "User-agent: *\nDisallow: /\n", "", "/robots.txt", true, "", ""},
+		// Google's parser cannot name a token with '.', so only RFC 9309's reading applies.
+		{"non_rfc_token", "User-agent: archive.org_bot\nAllow: /\nUser-agent: *\nDisallow: /\n", "archive.org_bot", "/x", true, ReadingBoth, "Allow: /"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			token := tc.token
+			if token == "" {
+				token = "LektaBot"
+			}
+			d := ParseRobots([]byte(tc.body)).Decide(token, tc.path)
+			if d.Allowed != tc.allowed || d.Reading != tc.reading || d.Rule != tc.rule {
+				t.Errorf("Decide(%q) = %+v, want allowed=%v reading %q rule %q", tc.path, d, tc.allowed, tc.reading, tc.rule)
+			}
+		})
+	}
+}
+
+// TestRobotsDecideURLAsSent: Google's matcher compares escapes byte for
+// byte, so the path is also decided as the request sends it, escapes in
+// the case they were written in.
+func TestRobotsDecideURLAsSent(t *testing.T) {
+	t.Parallel()
+	r := ParseRobots([]byte("User-agent: *\nDisallow: /%e*3%83%84\n"))
+	u, err := url.Parse("https://e.example/%e3%83%84")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := r.DecideURL("LektaBot", u); d.Allowed || d.Reading != ReadingGoogle {
+		t.Errorf("DecideURL = %+v, want disallowed by Google's reading of the path as sent", d)
+	}
+	if got := googleEscape("/SanJosé%aa%2f%zz"); got != "/SanJos%C3%A9%AA%2F%zz" {
+		t.Errorf("googleEscape = %q", got)
 	}
 }

@@ -106,14 +106,17 @@ type robotsParser struct {
 	r *Robots
 	// cur is the index of the group rules go to, -1 before the first User-agent.
 	cur int
-	// inAgents: the last record was a User-agent line, so another one joins
-	// the same group. Every other record Google's parser reads ends the run
-	// (Allow, Disallow, Sitemap, Crawl-delay, unknown names, two words
-	// without a colon), so LektaBot groups lines exactly as Googlebot does.
+	// inAgents: the last Allow, Disallow or User-agent line (as RFC 9309
+	// names them) was a User-agent line, so another one joins the same
+	// group. Only a rule ends the run (RFC 9309 §2.2.4: other records
+	// "MUST NOT terminate a group"); Google's parser agrees.
 	inAgents bool
-	// breakLine is the line of a record other than a rule that ended the
-	// current group's run of User-agent lines before any rule, 0 if none.
-	breakLine int
+	// For the lint, in every spelling Google reads: anyAgent says a
+	// User-agent line was seen, agentRun that the last of those lines and
+	// the rules was a User-agent line, and between is the first other
+	// line inside that run, 0 if none.
+	anyAgent, agentRun bool
+	between            int
 }
 
 // parse reads a clipped body: byte-order mark, then every line. Rules and
@@ -122,7 +125,8 @@ func (p *robotsParser) parse(body []byte) {
 	n := forEachLine(p.skipBOM(string(body)), p.line)
 	if p.r.truncated {
 		p.issue(n+1, SeverityError, IssueTooLarge,
-			"robots.txt is larger than %d bytes (500 KiB); everything from this line on is ignored", RobotsMaxBytes)
+			"robots.txt is larger than %d bytes (500 KiB); LektaBot reads no further, as Google does, so everything from this line on is ignored and a rule there cannot keep LektaBot out: an allowed answer covers only the part read",
+			RobotsMaxBytes)
 	}
 	p.finish()
 }
@@ -168,13 +172,9 @@ func (p *robotsParser) clip(body []byte) []byte {
 
 // skipBOM drops a UTF-8 byte-order mark, or the start of one, from body.
 func (p *robotsParser) skipBOM(body string) string {
-	const bom = "\xEF\xBB\xBF"
-	n := 0
-	for n < len(bom) && n < len(body) && body[n] == bom[n] {
-		n++
-	}
+	n := bomPrefixLen([]byte(body[:min(len(body), 3)]))
 	switch {
-	case n == len(bom):
+	case n == 3:
 		p.issue(1, SeverityInfo, IssueByteOrderMark, "UTF-8 byte-order mark at the start is skipped")
 	case n > 0:
 		p.issue(1, SeverityWarning, IssueByteOrderMark,
@@ -183,8 +183,23 @@ func (p *robotsParser) skipBOM(body string) string {
 	return body[n:]
 }
 
-// line reads one line: comment stripped, "name: value" split, directive applied.
+// bomPrefixLen is the length of the UTF-8 byte-order mark, or of the start
+// of one, that body begins with.
+func bomPrefixLen(body []byte) int {
+	const bom = "\xEF\xBB\xBF"
+	n := 0
+	for n < len(bom) && n < len(body) && body[n] == bom[n] {
+		n++
+	}
+	return n
+}
+
+// line reads one line: comment stripped, "name: value" split, directive
+// applied. RFC 9309's reading takes only the names it defines, written
+// with a colon; the other spellings Google's parser reads are linted here
+// and obeyed through Google's reading.
 func (p *robotsParser) line(n int, s string) {
+	p.checkBytes(n, s)
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s = s[:i]
 	}
@@ -194,29 +209,32 @@ func (p *robotsParser) line(n int, s string) {
 	}
 	key, value, colon := splitRecord(s)
 	d, known := lookupDirective(key)
-	if key != "" && d.kind != dirUserAgent {
-		// Google's parser reads this line as a record, so it ends a run of
-		// User-agent lines even when LektaBot ignores it.
-		p.endAgents(n)
-	}
+	p.lintRun(n, d.kind, known)
 	switch {
 	case key == "" || (!colon && !known):
 		p.issue(n, SeverityError, IssueSyntax, "%q is not a \"name: value\" record; ignored", s)
 		return
 	case !known:
-		p.issue(n, SeverityWarning, IssueUnknownDirective, "unknown directive %q is ignored", key)
+		p.issue(n, SeverityError, IssueUnknownDirective, "unknown directive %q is ignored", key)
 		return
 	case d.typo && !strings.EqualFold(key, d.name):
-		p.issue(n, SeverityWarning, IssueMisspelled, "%q is read as %s; spell it %q", key, d.name, d.name)
+		p.issue(n, SeverityError, IssueMisspelled,
+			"%q is not a name RFC 9309 defines, but Google's parser reads it as %s, so LektaBot obeys it too; spell it %q",
+			key, d.name, d.name)
 	}
 	if !colon {
-		p.issue(n, SeverityWarning, IssueMissingColon, "no ':' after %q; read as \"%s: %s\"", key, d.name, value)
+		p.issue(n, SeverityError, IssueMissingColon,
+			"no ':' after %q: RFC 9309 ignores the line, Google's parser reads it as \"%s: %s\", so LektaBot obeys it too; add the colon",
+			key, d.name, value)
 	}
+	rfc := colon && !d.typo
 	switch d.kind {
 	case dirUserAgent:
-		p.userAgent(n, s, value)
+		if rfc {
+			p.userAgent(n, s, value)
+		}
 	case dirAllow, dirDisallow:
-		p.rule(n, d, s, value)
+		p.rule(n, d, s, value, rfc)
 	case dirSitemap:
 		p.sitemap(n, value)
 	case dirCrawlDelay:
@@ -227,14 +245,21 @@ func (p *robotsParser) line(n int, s string) {
 	}
 }
 
-// endAgents ends a run of User-agent lines at line n, remembering n when
-// the group has no rules yet (a User-agent line after it then starts a new
-// group and leaves this one without rules).
-func (p *robotsParser) endAgents(n int) {
-	if p.inAgents && p.breakLine == 0 {
-		p.breakLine = n
+// lintRun tracks runs of User-agent lines in every spelling, and says
+// group_continues when a line other than a rule stands between two of them.
+func (p *robotsParser) lintRun(n int, kind directiveKind, known bool) {
+	switch {
+	case known && kind == dirUserAgent:
+		if p.agentRun && p.between > 0 {
+			p.issue(p.between, SeverityWarning, IssueGroupContinues,
+				"this line stands between User-agent lines and does not end their run, so the User-agent lines above and below it form one group and share its rules (only an Allow or Disallow line ends a run, in RFC 9309 §2.2.4 and in Google's parser); if they should be separate groups, give the ones above their own rules")
+		}
+		p.anyAgent, p.agentRun, p.between = true, true, 0
+	case known && (kind == dirAllow || kind == dirDisallow):
+		p.agentRun, p.between = false, 0
+	case p.agentRun && p.between == 0:
+		p.between = n
 	}
-	p.inAgents = false
 }
 
 // splitRecord splits "name: value". Without a colon it accepts exactly two
@@ -258,11 +283,6 @@ func splitRecord(s string) (key, value string, colon bool) {
 // another User-agent line.
 func (p *robotsParser) userAgent(n int, text, value string) {
 	if !p.inAgents {
-		if p.breakLine > 0 && p.cur >= 0 && p.r.groups[p.cur].first == p.r.groups[p.cur].end {
-			p.issue(p.breakLine, SeverityWarning, IssueGroupBreak,
-				"this line ends the run of User-agent lines above before any rule, so they form a group of their own without rules (Google reads it the same way); move it below the group's rules")
-		}
-		p.breakLine = 0
 		p.r.groups = append(p.r.groups, robotsGroup{first: len(p.r.rules), end: len(p.r.rules)})
 		p.cur = len(p.r.groups) - 1
 	}
@@ -270,7 +290,7 @@ func (p *robotsParser) userAgent(n int, text, value string) {
 	a := robotsAgent{line: n, text: text, word: firstWord(value)}
 	switch {
 	case value == "":
-		p.issue(n, SeverityWarning, IssueEmptyUserAgent, "User-agent has no value; this line names no crawler")
+		p.issue(n, SeverityError, IssueEmptyUserAgent, "User-agent has no value; this line names no crawler")
 	case value == "*":
 		a.global = true
 	case value[0] == '*' && (value[1] == ' ' || value[1] == '\t'):
@@ -291,31 +311,41 @@ func (p *robotsParser) userAgent(n int, text, value string) {
 	g.agents = append(g.agents, a)
 }
 
-// rule adds an Allow or Disallow line to the current group.
-func (p *robotsParser) rule(n int, d directive, text, value string) {
-	if p.cur < 0 {
+// rule lints an Allow or Disallow line, in any spelling, and adds it to
+// the current group when RFC 9309 reads it (rfc).
+func (p *robotsParser) rule(n int, d directive, text, value string, rfc bool) {
+	if !p.anyAgent {
 		p.issue(n, SeverityError, IssueRuleOutsideGroup,
 			"%s before the first User-agent line belongs to no group; ignored", d.name)
 		return
 	}
-	p.inAgents, p.breakLine = false, 0
 	rule := newRobotsRule(d.kind == dirAllow, n, text, value)
 	switch {
 	case value == "" && rule.allow:
 		p.issue(n, SeverityWarning, IssueEmptyRule, "empty Allow matches nothing; it has no effect")
 	case value == "":
 		p.issue(n, SeverityInfo, IssueEmptyRule, "empty Disallow matches nothing; it disallows nothing")
-	case rule.never:
+	case rule.never && !startsPattern(trimASCIISpace(value)):
+		// (one that starts after a vertical tab or form feed is Google's
+		// pattern, and unusual_blank says so)
 		p.issue(n, SeverityError, IssueBadPattern,
 			"%s pattern %q starts with neither '/' nor '*'; it never matches", d.name, value)
 	}
 	if i := strings.IndexByte(value, '$'); i >= 0 && i < len(value)-1 {
-		p.issue(n, SeverityWarning, IssueDollarNotAtEnd,
+		p.issue(n, SeverityError, IssueDollarNotAtEnd,
 			"'$' anchors the end only as the last character; here it matches a literal '$'")
 	}
+	if !rfc || p.cur < 0 {
+		return
+	}
+	p.inAgents = false
 	p.r.rules = append(p.r.rules, rule)
 	p.r.groups[p.cur].end = len(p.r.rules)
 }
+
+// startsPattern reports whether v starts as a pattern that can match: with
+// '/' or '*'.
+func startsPattern(v string) bool { return v != "" && (v[0] == '/' || v[0] == '*') }
 
 // sitemap records a Sitemap URL, which must be absolute http(s).
 func (p *robotsParser) sitemap(n int, value string) {
@@ -341,9 +371,10 @@ func (p *robotsParser) crawlDelay(n int, value string) {
 		"Crawl-delay is not part of RFC 9309; LektaBot ignores it and keeps its own per-host rate limit")
 }
 
-// finish notes groups without rules and puts the issues in line order.
+// finish notes groups without rules in any spelling (as Google's reading
+// groups them) and puts the issues in line order.
 func (p *robotsParser) finish() {
-	for _, g := range p.r.groups {
+	for _, g := range p.r.google.groups {
 		if g.first == g.end {
 			p.issue(g.agents[0].line, SeverityInfo, IssueEmptyGroup,
 				"group has no Allow or Disallow rules; the crawlers it names may fetch everything")

@@ -26,11 +26,11 @@ func TestNewRobotsReport(t *testing.T) {
 		{"fetched_disallowed", fetched, "/cart/1",
 			`{"url":"https://shop.example/robots.txt","outcome":"fetched","http_status":200,"size":80,"requests":1,"allowed":false,` +
 				`"group":"User-agent: LektaBot","rule":"Disallow: /cart","rule_line":2,"sitemaps":["https://shop.example/s.xml"],` +
-				`"issues":[{"line":4,"severity":"warning","code":"unknown_directive","message":"unknown directive \"Foo\" is ignored"}]}`},
+				`"issues":[{"line":4,"severity":"error","code":"unknown_directive","message":"unknown directive \"Foo\" is ignored"}]}`},
 		{"fetched_allowed", fetched, "/",
 			`{"url":"https://shop.example/robots.txt","outcome":"fetched","http_status":200,"size":80,"requests":1,"allowed":true,` +
 				`"group":"User-agent: LektaBot","sitemaps":["https://shop.example/s.xml"],` +
-				`"issues":[{"line":4,"severity":"warning","code":"unknown_directive","message":"unknown directive \"Foo\" is ignored"}]}`},
+				`"issues":[{"line":4,"severity":"error","code":"unknown_directive","message":"unknown directive \"Foo\" is ignored"}]}`},
 		{"not_found", notFound, "/cart",
 			`{"url":"https://shop.example/robots.txt","outcome":"not_found","http_status":404,"size":0,"requests":0,"allowed":true,` +
 				`"reason":"robots.txt answered HTTP 404 Not Found, which means no restrictions"}`},

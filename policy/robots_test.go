@@ -146,10 +146,10 @@ var rfcCases = []decideCase{
 		path: "/x", allowed: true},
 	{name: "blank_lines_inside_group", body: "User-agent: a\n\nUser-agent: LektaBot\n\nDisallow: /x\n",
 		path: "/x", allowed: false, rule: "Disallow: /x", line: 5},
-	// Google's parser ends the run of User-agent lines at a Sitemap line, so
-	// LektaBot's group has no rules (issue 13: never less strict than Google).
+	// §2.2.4: a Sitemap record "MUST NOT terminate a group", and Google's
+	// parser agrees: the two User-agent lines form one group.
 	{name: "sitemap_inside_user_agent_run", body: "User-agent: LektaBot\nSitemap: https://e.example/s.xml\nUser-agent: b\nDisallow: /x\n",
-		path: "/x", allowed: true},
+		path: "/x", allowed: false, rule: "Disallow: /x", line: 4},
 	{name: "unknown_record_inside_group", body: "User-agent: *\nDisallow: /a\nFoo: bar\nDisallow: /b\n",
 		path: "/b", allowed: false, rule: "Disallow: /b", line: 4},
 	{name: "user_agent_after_rules_starts_group", body: "User-agent: LektaBot\nDisallow: /a\nUser-agent: other\nDisallow: /b\n",
@@ -192,15 +192,15 @@ func TestRobotsDecideGroup(t *testing.T) {
 		want              Decision
 	}{
 		{"rule_in_shared_group", "bazbot", "/example/page.html", Decision{Allowed: false, Basis: BasisRule,
-			Group: "User-Agent: barbot, User-Agent: bazbot", GroupLine: 11, Rule: "Disallow: /example/page.html", Line: 13}},
+			Group: "User-Agent: barbot, User-Agent: bazbot", GroupLine: 11, Rule: "Disallow: /example/page.html", Line: 13, Reading: ReadingBoth}},
 		{"no_rule_matched", "quxbot", "/x", Decision{Allowed: true, Basis: BasisNoMatchingRule,
-			Group: "User-Agent: quxbot", GroupLine: 15}},
+			Group: "User-Agent: quxbot", GroupLine: 15, Reading: ReadingBoth}},
 		{"star_fallback", "LektaBot", "/example/", Decision{Allowed: false, Basis: BasisRule,
-			Group: "User-Agent: *", GroupLine: 1, Rule: "Disallow: /example/", Line: 3}},
+			Group: "User-Agent: *", GroupLine: 1, Rule: "Disallow: /example/", Line: 3, Reading: ReadingBoth}},
 		{"robots_txt", "foobot", "/robots.txt", Decision{Allowed: true, Basis: BasisRobotsTxt}},
 		{"robots_txt_with_query", "foobot", "/robots.txt?x", Decision{Allowed: true, Basis: BasisRobotsTxt}},
 		{"robots_txt_prefix_is_not_it", "foobot", "/robots.txt.bak", Decision{Allowed: false, Basis: BasisRule,
-			Group: "User-Agent: foobot", GroupLine: 6, Rule: "Disallow:/", Line: 7}},
+			Group: "User-Agent: foobot", GroupLine: 6, Rule: "Disallow:/", Line: 7, Reading: ReadingBoth}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,7 +211,7 @@ func TestRobotsDecideGroup(t *testing.T) {
 		})
 	}
 	none := ParseRobots([]byte("User-agent: other\nDisallow: /\n")).Decide("LektaBot", "/")
-	if none != (Decision{Allowed: true, Basis: BasisNoGroup}) {
+	if none != (Decision{Allowed: true, Basis: BasisNoGroup, Reading: ReadingBoth}) {
 		t.Errorf("Decide without a group = %+v", none)
 	}
 }
@@ -320,8 +320,10 @@ func TestRobotsSitemaps(t *testing.T) {
 	}
 }
 
-// TestRobotsSizeLimit checks the 500 KiB cut: what is before it counts, the
-// line it cuts through and everything after do not.
+// TestRobotsSizeLimit checks the 500 KiB cut: what is before it counts,
+// everything after does not. The line the limit cuts through is dropped by
+// the RFC 9309 reading, but Google reads the first 500 KiB, that line up
+// to the cut included, so a rule in it still keeps LektaBot out.
 func TestRobotsSizeLimit(t *testing.T) {
 	t.Parallel()
 	head := "User-agent: *\nDisallow: /early\n"
@@ -329,13 +331,13 @@ func TestRobotsSizeLimit(t *testing.T) {
 		name string
 		last string // the line that reaches byte RobotsMaxBytes
 		next byte   // the byte at RobotsMaxBytes
-		// cutAllowed is the decision on /cut: the last line counts only when
-		// the limit falls on its line end.
-		cutAllowed bool
+		// cutReading is which reading disallows /cut: both when the limit
+		// falls on the line's end, only Google's when it falls inside.
+		cutReading Reading
 	}{
-		{"limit_on_line_end", "Disallow: /cut", '\n', false},
-		{"limit_on_cr", "Disallow: /cut", '\r', false},
-		{"limit_inside_line", "Disallow: /cut", 'x', true},
+		{"limit_on_line_end", "Disallow: /cut", '\n', ReadingBoth},
+		{"limit_on_cr", "Disallow: /cut", '\r', ReadingBoth},
+		{"limit_inside_line", "Disallow: /cut", 'x', ReadingGoogle},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -346,19 +348,19 @@ func TestRobotsSizeLimit(t *testing.T) {
 			if !r.Truncated() || r.Size() != len(body) {
 				t.Errorf("Truncated() = %v, Size() = %d, want true, %d", r.Truncated(), r.Size(), len(body))
 			}
-			if r.Decide("LektaBot", "/early").Allowed {
-				t.Error("/early: allowed, want disallowed (the rule is before the limit)")
+			if d := r.Decide("LektaBot", "/early"); d.Allowed || d.Partial {
+				t.Errorf("/early: %+v, want disallowed, not partial (the rule is before the limit)", d)
 			}
-			if got := r.Decide("LektaBot", "/cut").Allowed; got != tc.cutAllowed {
-				t.Errorf("/cut: allowed = %v, want %v", got, tc.cutAllowed)
+			if d := r.Decide("LektaBot", "/cut"); d.Allowed || d.Reading != tc.cutReading {
+				t.Errorf("/cut: %+v, want disallowed by reading %q", d, tc.cutReading)
 			}
-			if !r.Decide("LektaBot", "/late").Allowed {
-				t.Error("/late: disallowed, want allowed (the rule is past the limit)")
+			if d := r.Decide("LektaBot", "/late"); !d.Allowed || !d.Partial {
+				t.Errorf("/late: %+v, want allowed and partial (the rule is past the limit)", d)
 			}
 			// body[:RobotsMaxBytes] holds the filler lines and the last line.
 			lines := strings.Count(string(body[:RobotsMaxBytes]), "\n") + 1
 			wantLine := lines + 1 // the line after the last one
-			if tc.cutAllowed {
+			if tc.cutReading == ReadingGoogle {
 				wantLine = lines // the cut line itself is the first one ignored
 			}
 			is := findIssue(r.Issues(), IssueTooLarge)

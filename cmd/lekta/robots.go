@@ -7,7 +7,10 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"lekta.dev/lekta/policy"
 )
@@ -68,7 +71,7 @@ func robotsCheck(file, agent, target string, stdin io.Reader, stdout, stderr io.
 	if err := policy.ValidateToken(agent); err != nil {
 		fmt.Fprintf(stderr, "warning: %q is not an RFC 9309 product token (only letters, '_' and '-'); groups that name it as written apply to it\n", agent)
 	}
-	path, err := checkPath(target)
+	u, err := checkURL(target)
 	if err != nil {
 		return exitWith(exitBadInput, fmt.Errorf("robots check: URL: %w", err))
 	}
@@ -76,14 +79,23 @@ func robotsCheck(file, agent, target string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return exitWith(exitBadInput, fmt.Errorf("robots check: %w", err))
 	}
-	d := robots.Decide(agent, path)
+	d := robots.DecideURL(agent, u)
 	verdict := "allowed"
 	if !d.Allowed {
 		verdict = "disallowed"
 	}
-	fmt.Fprintf(stdout, "%s: %s %s\n", verdict, agent, path)
+	fmt.Fprintf(stdout, "%s: %s %s\n", verdict, agent, policy.RequestPath(u))
 	fmt.Fprintf(stdout, "group: %s\n", describeGroup(d, agent))
 	fmt.Fprintf(stdout, "rule:  %s\n", describeRule(d))
+	switch d.Reading {
+	case policy.ReadingGoogle:
+		fmt.Fprintln(stdout, "reading: only Google's parser disallows it (RFC 9309 as written would allow it); LektaBot obeys the stricter reading")
+	case policy.ReadingRFC:
+		fmt.Fprintln(stdout, "reading: only RFC 9309 disallows it (Google's parser would allow it); LektaBot obeys the stricter reading")
+	}
+	if d.Partial {
+		fmt.Fprintf(stdout, "note:  robots.txt is larger than %d bytes; this answer covers only that much of it, all LektaBot reads\n", policy.RobotsMaxBytes)
+	}
 	if n := countSeverity(robots.Issues(), policy.SeverityError); n > 0 {
 		fmt.Fprintf(stderr, "note: %s has %d lint error(s); run \"lekta robots lint %s\"\n", file, n, file)
 	}
@@ -93,23 +105,23 @@ func robotsCheck(file, agent, target string, stdin io.Reader, stdout, stderr io.
 	return nil
 }
 
-// checkPath turns check's URL argument into the path and query rules match.
+// checkURL parses check's URL argument, an absolute http(s) URL or a path.
 // A fragment is never sent to a server, so it is ignored, whatever it holds.
-func checkPath(raw string) (string, error) {
+func checkURL(raw string) (*url.URL, error) {
 	raw, _, _ = strings.Cut(raw, "#")
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", policy.ErrInvalidURL, err)
+		return nil, fmt.Errorf("%w: %v", policy.ErrInvalidURL, err)
 	}
 	switch {
 	case u.Scheme != "":
 		if s := strings.ToLower(u.Scheme); (s != "http" && s != "https") || u.Host == "" {
-			return "", fmt.Errorf("%w: %q is not an absolute http(s) URL", policy.ErrInvalidURL, raw)
+			return nil, fmt.Errorf("%w: %q is not an absolute http(s) URL", policy.ErrInvalidURL, raw)
 		}
 	case !strings.HasPrefix(raw, "/") || u.Host != "":
-		return "", fmt.Errorf("%w: %q is neither an absolute http(s) URL nor a path starting with /", policy.ErrInvalidURL, raw)
+		return nil, fmt.Errorf("%w: %q is neither an absolute http(s) URL nor a path starting with /", policy.ErrInvalidURL, raw)
 	}
-	return policy.RequestPath(u), nil
+	return u, nil
 }
 
 // describeGroup says which group applied.
@@ -120,18 +132,28 @@ func describeGroup(d policy.Decision, agent string) string {
 	case policy.BasisNoGroup:
 		return fmt.Sprintf("none names %s and there is no \"*\" group, so no rules apply", agent)
 	}
-	return fmt.Sprintf("%s (line %d)", d.Group, d.GroupLine)
+	return fmt.Sprintf("%s (line %d)", visible(d.Group), d.GroupLine)
 }
 
 // describeRule says which rule decided.
 func describeRule(d policy.Decision) string {
 	switch d.Basis {
 	case policy.BasisRule:
-		return fmt.Sprintf("%s (line %d)", d.Rule, d.Line)
+		return fmt.Sprintf("%s (line %d)", visible(d.Rule), d.Line)
 	case policy.BasisRobotsTxt:
 		return "/robots.txt is always allowed (RFC 9309 section 2.2.2)"
 	}
 	return "none matches, so the path is allowed"
+}
+
+// visible returns s as written when every character of it shows as
+// itself, and else Go-quoted, so that a control character from the file
+// (a vertical tab, an ESC sequence) reaches the terminal as an escape.
+func visible(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return r != ' ' && !unicode.IsGraphic(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // robotsLint prints every issue and fails when one is an error.

@@ -178,16 +178,16 @@ func TestRobotsLint(t *testing.T) {
 		{"messy_fixture", string(messy), exitFailure, "" +
 			"1: error: Disallow before the first User-agent line belongs to no group; ignored\n" +
 			"4: error: Disallow pattern \"private-too\" starts with neither '/' nor '*'; it never matches\n" +
-			"5: warning: '$' anchors the end only as the last character; here it matches a literal '$'\n" +
+			"5: error: '$' anchors the end only as the last character; here it matches a literal '$'\n" +
 			"6: warning: Crawl-delay \"fast\" is not a number of seconds; ignored\n" +
 			"7: info: Noindex is not part of RFC 9309; LektaBot ignores it\n" +
 			"8: error: Sitemap \"/sitemap.xml\" is not an absolute http(s) URL; ignored\n" +
-			"10: warning: unknown directive \"Foo\" is ignored\n" +
+			"10: error: unknown directive \"Foo\" is ignored\n" +
 			"11: error: \"this line is garbage\" is not a \"name: value\" record; ignored\n" +
 			"13: warning: User-agent \"LektaBot/0.1\" is read as the product token \"LektaBot\"; write only the token\n" +
-			"14: warning: \"Dissallow\" is read as Disallow; spell it \"Disallow\"\n" +
-			"14: warning: no ':' after \"Dissallow\"; read as \"Disallow: /tmp/\"\n" +
-			"4 error(s), 6 warning(s), 1 info\n"},
+			"14: error: \"Dissallow\" is not a name RFC 9309 defines, but Google's parser reads it as Disallow, so LektaBot obeys it too; spell it \"Disallow\"\n" +
+			"14: error: no ':' after \"Dissallow\": RFC 9309 ignores the line, Google's parser reads it as \"Disallow: /tmp/\", so LektaBot obeys it too; add the colon\n" +
+			"8 error(s), 2 warning(s), 1 info\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +195,38 @@ func TestRobotsLint(t *testing.T) {
 			code, stdout, stderr := robotsRun(t, "", "lint", writeRobots(t, tc.body))
 			if code != tc.code || stdout != tc.stdout {
 				t.Errorf("exit %d, stdout:\n%s\nwant exit %d, stdout:\n%s\nstderr: %s", code, stdout, tc.code, tc.stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestRobotsCheckReadings: check says when only one reading of the file,
+// Google's or RFC 9309's, disallows (the stricter answer holds), and when
+// the answer covers only the first 500 KiB.
+func TestRobotsCheckReadings(t *testing.T) {
+	t.Parallel()
+	big := "User-agent: *\nDisallow: /early\n" + strings.Repeat("# filler\n", 60000) + "Disallow: /late\n"
+	tests := []struct {
+		name, body, url string
+		code            int
+		stdout          string
+	}{
+		{"google_only", "User-agent: LektaBot\nSitemap: https://e.example/s.xml\nUser-agent: OtherBot\nDisallow:\v/x\n", "/x", exitFailure,
+			"disallowed: LektaBot /x\ngroup: User-agent: LektaBot, User-agent: OtherBot (line 1)\nrule:  \"Disallow:\\v/x\" (line 4)\n" +
+				"reading: only Google's parser disallows it (RFC 9309 as written would allow it); LektaBot obeys the stricter reading\n"},
+		{"rfc_only", "User-agent: *\nDisallow: /%7Ea\n", "/~a", exitFailure,
+			"disallowed: LektaBot /~a\ngroup: User-agent: * (line 1)\nrule:  Disallow: /%7Ea (line 2)\n" +
+				"reading: only RFC 9309 disallows it (Google's parser would allow it); LektaBot obeys the stricter reading\n"},
+		{"partial", big, "/late", exitOK,
+			"allowed: LektaBot /late\ngroup: User-agent: * (line 1)\nrule:  none matches, so the path is allowed\n" +
+				"note:  robots.txt is larger than 512000 bytes; this answer covers only that much of it, all LektaBot reads\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := robotsRun(t, "", "check", writeRobots(t, tc.body), "LektaBot", tc.url)
+			if code != tc.code || stdout != tc.stdout {
+				t.Errorf("exit %d, stdout:\n%q\nwant exit %d, stdout:\n%q\nstderr: %s", code, stdout, tc.code, tc.stdout, stderr)
 			}
 		})
 	}
