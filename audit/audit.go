@@ -214,10 +214,12 @@ func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
 // user-triggered fetch with the block noted.
 func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url.URL, r *Report) (policy.Decision, bool) {
 	res := book.result(ctx, target)
-	path := policy.RequestPath(target)
-	d, err := res.Decide(a.cfg.Token, path)
+	d, err := res.DecideURL(a.cfg.Token, target)
 	sec := policy.NewRobotsReport(res, d)
 	r.Robots = &sec
+	// Messages quote the rule as the report shows it, control bytes escaped.
+	shown := d
+	shown.Rule, shown.Group = sec.Rule, sec.Group
 	if f, ok := unreachableSite(res, target); ok {
 		siteUnreachable(r, f)
 		return d, false
@@ -229,12 +231,12 @@ func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url
 			"robots.txt could not be read (%s), so LektaBot treats the site as off limits (RFC 9309) and fetched nothing else; it will not retry.",
 			res.Reason))
 	case !d.Allowed && r.Trigger == TriggerScheduled:
-		r.Reason = fmt.Sprintf("robots.txt disallows this URL for %s (%s), so the scheduled re-audit was skipped", a.cfg.Token, d.Rule)
+		r.Reason = fmt.Sprintf("robots.txt disallows this URL for %s (%s), so the scheduled re-audit was skipped", a.cfg.Token, shown.Rule)
 		r.Findings = append(r.Findings, finding(compare.CodeRobotsDisallowed, compare.SeverityCritical,
-			"%s", disallowMessage(a.cfg.Token, d, res, path, false)))
+			"%s", disallowMessage(a.cfg.Token, shown, res, target, false)))
 	case !d.Allowed:
 		r.Findings = append(r.Findings, finding(compare.CodeRobotsDisallowed, compare.SeverityCritical,
-			"%s", disallowMessage(a.cfg.Token, d, res, path, true)))
+			"%s", disallowMessage(a.cfg.Token, shown, res, target, true)))
 		return d, true
 	default:
 		return d, true

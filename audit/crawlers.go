@@ -16,9 +16,8 @@ func crawlerRows(res policy.RobotsResult, target *url.URL, plain, rendered *comp
 		return nil
 	}
 	verdicts := map[string]compare.RobotsVerdict{}
-	path := policy.RequestPath(target)
 	for _, c := range compare.Crawlers() {
-		d, err := res.Decide(c.Token, path)
+		d, err := res.DecideURL(c.Token, target)
 		if err != nil {
 			continue // robots.txt unreadable: nothing is known
 		}

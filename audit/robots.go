@@ -57,7 +57,7 @@ func (b *robotsBook) result(ctx context.Context, u *url.URL) policy.RobotsResult
 // decide says whether LektaBot may fetch u; an unreachable robots.txt
 // disallows with an error wrapping policy.ErrRobotsUnreachable.
 func (b *robotsBook) decide(ctx context.Context, u *url.URL) (policy.Decision, error) {
-	return b.result(ctx, u).Decide(b.a.cfg.Token, policy.RequestPath(u))
+	return b.result(ctx, u).DecideURL(b.a.cfg.Token, u)
 }
 
 // check is decide as an error: nil when u may be fetched, else one wrapping

@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -101,6 +103,53 @@ func TestAuditRobots(t *testing.T) {
 			t.Errorf("blocked_requests[robots] = %d, want 1", got)
 		}
 	})
+}
+
+// TestAuditRobotsReadings: a scheduled re-audit is skipped when only one
+// reading of robots.txt disallows the page, Google's or RFC 9309's, and
+// the report's robots section and its text say which.
+func TestAuditRobotsReadings(t *testing.T) {
+	cases := []struct {
+		name, robots, reading, note string
+	}{
+		{"google_only", "User-agent: LektaBot\nSitemap: http://shop.example/s.xml\nUser-agent: OtherBot\nDisallow:\v/index.html\n",
+			"google", "Only Google's reading of the file disallows this page"},
+		{"rfc_only", "User-agent: *\nDisallow: /%69ndex.html\n", "rfc9309", "Only the RFC 9309 reading of the file disallows this page"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := mustEnv(t, nil)
+			e.site.SetRobots("shop.example", http.StatusOK, tc.robots)
+			r := e.audit(t, "http://shop.example/index.html", TriggerScheduled)
+			if r.Status != StatusSkipped || r.Robots == nil || r.Robots.Allowed {
+				t.Fatalf("status %s, robots %+v; want skipped, disallowed", r.Status, r.Robots)
+			}
+			b, err := r.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, b); err != nil {
+				t.Fatal(err)
+			}
+			if want := `"reading":"` + tc.reading + `"`; !strings.Contains(compact.String(), want) {
+				t.Errorf("report JSON lacks %s: %s", want, compact.String())
+			}
+			if strings.ContainsAny(compact.String(), "\v") || strings.Contains(compact.String(), `\u000b`) {
+				t.Errorf("a vertical tab from robots.txt reached the report unescaped: %s", compact.String())
+			}
+			var out strings.Builder
+			if err := WriteText(&out, r); err != nil {
+				t.Fatal(err)
+			}
+			if text := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(text, tc.note) {
+				t.Errorf("text report lacks %q:\n%s", tc.note, out.String())
+			}
+			if hits := e.site.HitsOf("shop.example", "/index.html"); len(hits) > 0 {
+				t.Errorf("the page was requested %d times", len(hits))
+			}
+		})
+	}
 }
 
 func TestAuditRobotsStatuses(t *testing.T) {

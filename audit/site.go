@@ -111,10 +111,10 @@ func siteUnreachable(r *Report, f siteFailure) {
 
 // disallowMessage is the robots.disallowed finding's text: the rule, the
 // well-known crawlers the same file keeps out, and what the audit did.
-func disallowMessage(token string, d policy.Decision, res policy.RobotsResult, path string, ran bool) string {
+func disallowMessage(token string, d policy.Decision, res policy.RobotsResult, target *url.URL, ran bool) string {
 	var others []string
 	for _, c := range compare.Crawlers() {
-		if cd, err := res.Decide(c.Token, path); err == nil && !cd.Allowed {
+		if cd, err := res.DecideURL(c.Token, target); err == nil && !cd.Allowed {
 			others = append(others, c.Token)
 		}
 	}

@@ -329,6 +329,9 @@ func (p *printer) robots(r *Report) {
 		}
 		p.para(in, s)
 	}
+	for _, n := range rb.Notes() {
+		p.para(in, n)
+	}
 }
 
 func orDash(s string) string {

@@ -2,6 +2,8 @@ package server
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
 )
 
 func TestNewCell(t *testing.T) {
@@ -102,4 +105,52 @@ func TestLaneRowsNotModified(t *testing.T) {
 		}
 	}
 	t.Fatal("no HTTP status row")
+}
+
+// TestReportPageRobotsNotes: the report page says when only one reading of
+// robots.txt disallowed the page, and when the answer covers only the part
+// of a large file LektaBot read; the file's own bytes stay escaped.
+func TestReportPageRobotsNotes(t *testing.T) {
+	t.Parallel()
+	p, err := newPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := audit.Decode([]byte(`{"schema":"` + audit.Schema + `","id":"r1","url":"http://shop.example/x","status":"skipped","trigger":"scheduled"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := "User-agent: *\nDisallow:\v/x<b>\n" + strings.Repeat("# filler\n", 60000)
+	res := policy.RobotsResult{URL: "http://shop.example/robots.txt", Hops: []string{"http://shop.example/robots.txt"},
+		Outcome: policy.RobotsFetched, HTTPStatus: 200, Size: len(big), Robots: policy.ParseRobots([]byte(big))}
+	report := func(path string) *audit.Report {
+		d, err := res.Decide("LektaBot", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec := policy.NewRobotsReport(res, d)
+		r.Robots = &sec
+		return r
+	}
+	r = report("/x<b>")
+	rec := httptest.NewRecorder()
+	p.render(rec, nil, http.StatusOK, "report", newReportView(r))
+	page := rec.Body.String()
+	for _, want := range []string{
+		`<td class="robots-note">Only Google&#39;s reading of the file disallows this page`,
+		`LektaBot obeys the stricter reading.`,
+		`<td class="robots-note">robots.txt is larger than 512000 bytes (500 KiB); LektaBot, like Google, read only that much of it.`,
+		`rule <code>Disallow:\v/x&lt;b&gt;</code>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report page lacks %q", want)
+		}
+	}
+	r = report("/y")
+	rec = httptest.NewRecorder()
+	p.render(rec, nil, http.StatusOK, "report", newReportView(r))
+	if page := rec.Body.String(); !strings.Contains(page, "so this answer covers only the part read: a Disallow in the rest was not seen.") ||
+		strings.Contains(page, "Only Google") {
+		t.Errorf("partial answer: notes wrong in\n%s", page)
+	}
 }
