@@ -191,7 +191,7 @@ func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
 		a.step(t, StepPlain)
 		plain := a.plainLane(ctx, target, reqs.transportFor(tr, verify.LanePlain), book, t.cond, &r.Lanes.Plain)
 		a.step(t, StepRender)
-		rendered := a.renderLane(ctx, target, book, page, reqs, &r.Lanes.Render)
+		rendered := a.renderLane(ctx, target, book, page, reqs, &r.Lanes.Render, laneClock(plain))
 		a.step(t, StepCompare)
 		cmp = a.finish(r, plain, rendered)
 		compared = plain != nil && rendered != nil
@@ -273,7 +273,16 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundT
 	if err == nil && snap.Status == http.StatusNotModified && cond.previous != nil {
 		return cond.reuse(snap, lr)
 	}
-	return a.observe(snap, err)
+	return a.observe(snap, err, time.Time{})
+}
+
+// laneClock is the clock of a lane's response (compare.Snapshot.Clock),
+// zero without one.
+func laneClock(o *compare.Observed) time.Time {
+	if o == nil {
+		return time.Time{}
+	}
+	return o.Snapshot.Clock()
 }
 
 // renderLane renders target with whatever remains of the deadline. page
@@ -281,8 +290,10 @@ func (a *Auditor) plainLane(ctx context.Context, target *url.URL, tr http.RoundT
 // runs only because a person asked for it), the page's own same-origin
 // subresources that the same rule disallows are part of that one
 // user-triggered fetch and are loaded; those another rule disallows stay
-// blocked, as every disallowed subresource of an allowed page does.
-func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsBook, page policy.Decision, reqs *requestLog, lr *RenderLaneReport) *compare.Observed {
+// blocked, as every disallowed subresource of an allowed page does. clock,
+// when not zero, is the plain lane's: the rendered page's unavailable_after
+// dates are judged by the same time as the server HTML's.
+func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsBook, page policy.Decision, reqs *requestLog, lr *RenderLaneReport, clock time.Time) *compare.Observed {
 	if ctx.Err() != nil {
 		lr.Outcome, lr.Error, lr.CutByDeadline = OutcomeTimeout, "the deadline passed before the render lane started", true
 		return nil
@@ -336,7 +347,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 		lr.CookiesRefused, lr.CredentialsRefused = d.CookiesRefused, d.CredentialsRefused
 		lr.SettledBy, lr.PageTimeMS, lr.PendingRequests = d.SettledBy, d.PageTime.Milliseconds(), d.PendingRequests
 	}
-	return a.observe(snap, err)
+	return a.observe(snap, err, clock)
 }
 
 // sameRule reports whether two decisions of one robots.txt were made by
@@ -364,13 +375,14 @@ func remaining(ctx context.Context, def time.Duration) time.Duration {
 }
 
 // observe extracts the page when the lane produced a document, reading the
-// robots rules addressed to this bot's token; a non-HTML one yields an
-// empty page, and Diff says what arrived instead.
-func (a *Auditor) observe(snap *compare.Snapshot, err error) *compare.Observed {
+// robots rules addressed to this bot's token and judging unavailable_after
+// by clock (zero: the snapshot's own); a non-HTML one yields an empty
+// page, and Diff says what arrived instead.
+func (a *Auditor) observe(snap *compare.Snapshot, err error, clock time.Time) *compare.Observed {
 	if err != nil || snap == nil {
 		return nil
 	}
-	return &compare.Observed{Snapshot: snap, Page: compare.ExtractWith(snap, compare.Options{BotToken: a.cfg.Token})}
+	return &compare.Observed{Snapshot: snap, Page: compare.ExtractWith(snap, compare.Options{BotToken: a.cfg.Token, Now: clock})}
 }
 
 // fillLane copies a lane's snapshot and error into its report. took is

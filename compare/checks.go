@@ -36,6 +36,8 @@ var pageChecks = []pageCheck{
 		"The canonical %s %s is a relative URL. Search engines resolve it, but a copy of the page on another host or path then names itself; write the absolute URL."},
 	{CodeCanonicalInBody, canonicalInBody,
 		"%s %s stand in <body>, where search engines ignore them. Put the canonical link in <head>."},
+	{CodeMetaDescriptionInBody, descriptionInBody,
+		"%s %s stand in <body>, where search engines ignore them, so they do not count as the page's description. Put it in <head>."},
 	{CodeCanonicalRoot, canonicalRoot,
 		"The canonical URL %s %s is the site's root, but this page is deeper. Search engines may then drop this page in favour of the home page; name the page's own URL."},
 	{CodeCanonicalAlternate, canonicalAlternate,
@@ -67,7 +69,7 @@ var pageChecks = []pageCheck{
 	{CodeLinksNonDescriptive, nonDescriptive,
 		"%s %s say nothing about where they lead. Search engines and screen readers use link text to understand the target; describe it."},
 	{CodeLinksUncrawlable, uncrawlableLinks,
-		"%s %s cannot be followed by crawlers (javascript: or file: hrefs, anchors without href driven by a click handler). Use <a href> with a real URL."},
+		"%s %s cannot be followed by crawlers (javascript:, file: or ftp: hrefs, anchors without href driven by an event listener). Use <a href> with a real URL."},
 }
 
 // checkCodes are the codes of the validity checks. Failing in both lanes
@@ -102,7 +104,7 @@ func (d *differ) checkFindings(l *findingList) {
 		}
 		if lane == "" && pd != rd && c.code == CodeLinksUncrawlable {
 			detail = pd + " in the server HTML and " + rd + " in the rendered page"
-			l.add(c.code, lane, "%s cannot be followed by crawlers (javascript: or file: hrefs, anchors without href driven by a click handler). Use <a href> with a real URL.", detail)
+			l.add(c.code, lane, "%s cannot be followed by crawlers (javascript:, file: or ftp: hrefs, anchors without href driven by an event listener). Use <a href> with a real URL.", detail)
 			continue
 		}
 		l.add(c.code, lane, c.msg, detail, inLane(lane))
@@ -151,6 +153,21 @@ func normURL(raw string) string {
 	case "https":
 		u.Host = strings.TrimSuffix(u.Host, ":443")
 	}
+	if u.Host != "" && u.Path == "" && u.Opaque == "" {
+		u.Path = "/"
+	}
+	return u.String()
+}
+
+// hrefForm writes an http(s) URL with an empty path the way a browser's
+// URL.href does, with "/" (https://e.example and https://e.example/ are
+// one URL); other strings are returned as they are.
+func hrefForm(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.Path != "" || u.Opaque != "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return s
+	}
+	u.Path = "/"
 	return u.String()
 }
 
@@ -183,6 +200,13 @@ func canonicalRelative(s side) string {
 		rel = append(rel, "in the Link header "+q(h))
 	}
 	return strings.Join(rel, " and ")
+}
+
+func descriptionInBody(s side) string {
+	if n := s.page.MetaDescriptionInBody; n > 0 {
+		return plural(n, "<meta name=\"description\"> element", "<meta name=\"description\"> elements")
+	}
+	return ""
 }
 
 func canonicalInBody(s side) string {

@@ -55,6 +55,12 @@ var checkCases = []checkCase{
 		check: func(tb testing.TB, p *Page) { eq(tb, "canonical", p.Canonical, "http://shop.example/page") }},
 	{name: "canonical relative in the Link header", hdr: Header{"Link": {`</page>; rel="canonical"`}}, code: CodeCanonicalRelative,
 		check: func(tb testing.TB, p *Page) { eq(tb, "header href", p.CanonicalHeaderHref, "/page") }},
+	{name: "meta description in body is ignored", body: `<meta name="description" content="A description in the body, which search engines do not read.">`,
+		code: CodeMetaDescriptionInBody,
+		check: func(tb testing.TB, p *Page) {
+			eq(tb, "description", p.MetaDescription, "A blue stoneware kettle, made by hand.")
+			eq(tb, "in body", p.MetaDescriptionInBody, 1)
+		}},
 	{name: "canonical in body is ignored", head: `<link rel="canonical" href="http://shop.example/page">`,
 		body: `<link rel="canonical" href="http://shop.example/other">`, code: CodeCanonicalInBody,
 		check: func(tb testing.TB, p *Page) {

@@ -15,6 +15,7 @@ const (
 	CodeMetaDescriptionChanged    = "meta_description.changed"
 	CodeMetaDescriptionMissing    = "meta_description.missing"
 	CodeMetaDescriptionLength     = "meta_description.length"
+	CodeMetaDescriptionInBody     = "meta_description.in_body"
 	CodeCanonicalRenderOnly       = "canonical.render_only"
 	CodeCanonicalPlainOnly        = "canonical.plain_only"
 	CodeCanonicalChanged          = "canonical.changed"
@@ -138,6 +139,7 @@ var codeTable = []CodeInfo{
 	{CodeTitleLong, SeverityInfo, "The <title> is longer than 70 characters. Search results cut titles at about 60 characters (600 pixels), so the end is not shown; put what matters first."},
 	{CodeMetaDescriptionMissing, SeverityWarning, "Neither the server HTML nor the rendered page has a meta description, or it is empty or only spaces (non-breaking ones included). Search engines and AI answers then write their own summary from the page; add one or two sentences that say what it offers."},
 	{CodeMetaDescriptionLength, SeverityInfo, "The meta description is shorter than 25 or longer than 160 characters. Search engines show about 160 characters and tend to replace very short descriptions with text from the page."},
+	{CodeMetaDescriptionInBody, SeverityInfo, "A <meta name=\"description\"> stands in <body>. Search engines and Lighthouse read the description only in <head>, so it does not count as the page's description; move it into <head>."},
 	{CodeMetaDescriptionRenderOnly, SeverityWarning, "The meta description is added by JavaScript. Fetchers that do not render never see it and write their own snippet; put it in the server HTML."},
 	{CodeMetaDescriptionPlainOnly, SeverityInfo, "The server HTML has a meta description that scripts remove. Browsers and rendering crawlers see none."},
 	{CodeMetaDescriptionChanged, SeverityInfo, "Scripts change the meta description, so AI crawlers and rendering search engines read different summaries of the page. Serve the final description in the HTML."},
@@ -185,8 +187,8 @@ var codeTable = []CodeInfo{
 	{CodeJSONLDPlainOnly, SeverityInfo, "Structured data types present in the server HTML are gone after scripts run."},
 	{CodeJSONLDInvalid, SeverityWarning, "A JSON-LD block is not valid JSON, so every consumer ignores it. Fix the syntax."},
 	{CodeLinksRenderOnly, SeverityCritical, "Links that exist only after JavaScript runs cannot be discovered by crawlers that do not render. Critical when most of the rendered page's links are missing from the server HTML (at least three), a warning otherwise. Render navigation and product links as plain <a href> in the server HTML."},
-	{CodeLinksNonDescriptive, SeverityWarning, "Some links have text that says nothing about their target (\"click here\", \"read more\", \"mehr\", \"aquí\"), judged in the link's language or the page's. Search engines and screen readers use link text to understand where a link leads; describe the target."},
-	{CodeLinksUncrawlable, SeverityWarning, "Some anchors cannot be followed by crawlers: javascript: or file: hrefs, <a> without href driven by a click handler or role=link, href=\"#\" with a click handler. They are counted per lane and listed in uncrawlable_links instead of links. Use <a href> with a real URL."},
+	{CodeLinksNonDescriptive, SeverityWarning, "Some links have text that says nothing about their target (\"click here\", \"read more\", \"mehr\", \"aquí\"), judged in the language of the element holding the text (every listed language when that is unknown or mixed), as Lighthouse's link-text audit judges them; nofollow links and links to the page itself are not judged. Search engines and screen readers use link text to understand where a link leads; describe the target."},
+	{CodeLinksUncrawlable, SeverityWarning, "Some anchors cannot be followed by crawlers: javascript:, file: or ftp: hrefs; <a> without href that has an event listener (in the rendered page read from the browser, addEventListener included), role=link or an attribute meant for an href (target, rel, ...); href=\"#\" with an event listener. role=button and other non-link roles are exempt, as in Lighthouse. They are counted per lane and listed in uncrawlable_links instead of links. Use <a href> with a real URL."},
 	{CodeLinksPlainOnly, SeverityInfo, "Links in the server HTML are removed by scripts; browsers and rendering crawlers do not see them."},
 	{CodeContentRenderOnly, SeverityCritical, "Part of the page's text appears only after JavaScript runs, so AI crawlers that do not render never read it. Critical when the server HTML has less than half of the rendered words, a warning below 90%. Serve the content in the HTML (server-side rendering or pre-rendering)."},
 	{CodeContentPlainOnly, SeverityInfo, "The server HTML has text that the rendered page does not show (for example <noscript> content or text scripts replace). AI crawlers read it; browsers do not."},

@@ -19,8 +19,10 @@ type Options struct {
 	// generic ones. "" means DefaultBotToken.
 	BotToken string
 	// Now is the clock unavailable_after dates are judged by: a date before
-	// it counts as noindex. Zero means the response's Date header, and
-	// without one such dates are recorded but not judged.
+	// it counts as noindex. Zero means the snapshot's own (Snapshot.Clock:
+	// the Date header, else the time of the fetch); without either such
+	// dates are recorded but not judged. An audit passes one clock for
+	// both lanes, so a static page is judged the same in each.
 	Now time.Time
 }
 
@@ -52,7 +54,7 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 	}
 	x := &extractor{page: p, t: truncation{}, token: strings.ToLower(token), lane: s.Lane, now: opts.Now}
 	if x.now.IsZero() {
-		x.now = responseDate(s.Header)
+		x.now = s.Clock()
 	}
 	pageURL := s.FinalURL
 	if pageURL == "" {
@@ -60,6 +62,10 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 	}
 	if u, err := url.Parse(pageURL); err == nil && u.IsAbs() {
 		x.pageURL, x.base = u, u
+		x.pageKey = normURL(pageURL)
+	}
+	if s.Render != nil {
+		x.listenerMark = s.Render.ListenerMark
 	}
 	x.headers(s.Header)
 	if IsHTML(s.ContentType) {
@@ -73,10 +79,17 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 	return p
 }
 
-// responseDate is a response's Date header, zero when absent or unparsable.
+// responseDate is a response's Date header, zero when absent or
+// unparsable. HTTP dates come in three forms (RFC 9110 §5.6.7).
 func responseDate(h Header) time.Time {
-	if t, err := time.Parse(time.RFC1123, h.Get("Date")); err == nil {
-		return t
+	v := h.Get("Date")
+	if v == "" {
+		return time.Time{}
+	}
+	for _, layout := range []string{time.RFC1123, time.RFC850, time.ANSIC} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t
+		}
 	}
 	return time.Time{}
 }
@@ -110,6 +123,12 @@ type extractor struct {
 	now   time.Time
 	// pageURL is the final URL; base is the document base (<base href>).
 	pageURL, base *url.URL
+	// pageKey is pageURL without its fragment, as normURL writes it: a
+	// link to it is a link to the page itself.
+	pageKey string
+	// listenerMark is the attribute the render lane set on elements with
+	// event listeners (RenderDetails.ListenerMark), "" for none.
+	listenerMark string
 
 	robotsMeta []string
 	// tokenMeta holds the contents of robots metas named for the bot's token.
@@ -146,17 +165,18 @@ func (x *extractor) headers(h Header) {
 	}
 }
 
-// canonicalURL reads a canonical href: the resolved URL when it is one,
-// and the href as written when it is not an absolute http(s) URL (then
-// resolved is "" for what is no URL at all).
+// canonicalURL reads a canonical href: the resolved URL when it is one
+// (an empty path written as "/", as browsers do, so that the element and
+// the Link header compare as URLs), and the href as written when it is not
+// an absolute http(s) URL (then resolved is "" for what is no URL at all).
 func (x *extractor) canonicalURL(base *url.URL, href, field string) (resolved, written string) {
 	href = strings.TrimSpace(href)
 	switch urlKind(href) {
 	case urlAbsolute:
-		return x.resolve(base, href, field, false), ""
+		return hrefForm(x.resolve(base, href, field, false)), ""
 	case urlRelative:
 		w, _ := clip(href, maxURL)
-		return x.resolve(base, href, field, false), w
+		return hrefForm(x.resolve(base, href, field, false)), w
 	}
 	w, _ := clip(href, maxURL)
 	return "", w
@@ -265,6 +285,9 @@ func (x *extractor) meta(s *goquery.Selection) {
 	name := strings.ToLower(strings.TrimSpace(s.AttrOr("name", "")))
 	prop := strings.ToLower(strings.TrimSpace(s.AttrOr("property", "")))
 	switch {
+	case name == "description" && inBody(s.Get(0)):
+		// Search engines and Lighthouse read the description in <head> only.
+		x.page.MetaDescriptionInBody++
 	case name == "description":
 		if x.page.MetaDescription == "" {
 			x.page.MetaDescription = blankToEmpty(x.t.cleanText("meta_description", content, maxText))

@@ -6,19 +6,20 @@ import (
 )
 
 // vagueLinkTexts are, per primary language subtag, anchor texts that say
-// nothing about where a link goes. They cover at least the languages
-// Lighthouse's link-text audit covers (English, Japanese, Spanish,
-// Portuguese, Korean, Swedish, Tamil, Persian) and a few more; the phrases
-// are Lekta's own.
+// nothing about where a link goes. They hold every phrase Lighthouse's
+// link-text audit lists for each of its languages (English, Japanese,
+// Spanish, Portuguese, Korean, Swedish, German, Tamil, Persian), a few
+// more of Lekta's own, and a few more languages.
 var vagueLinkTexts = map[string][]string{
 	"en": {"click here", "click this", "here", "right here", "this", "this link", "link", "more", "read more",
 		"learn more", "see more", "more info", "more information", "information", "go", "start"},
-	"de": {"hier", "hier klicken", "klicken sie hier", "mehr", "weiterlesen", "mehr lesen", "mehr erfahren",
-		"mehr infos", "mehr informationen", "dieser link", "link", "los"},
+	"de": {"hier", "hier klicken", "klicke hier", "klicken sie hier", "mehr", "weiterlesen", "mehr lesen", "mehr erfahren",
+		"mehr infos", "mehr informationen", "dieser link", "link", "los", "siehe", "dies", "das"},
 	"fr": {"cliquez ici", "cliquer ici", "ici", "plus", "en savoir plus", "lire la suite", "lire plus",
 		"voir plus", "plus d'infos", "plus d'informations", "ce lien", "lien"},
-	"es": {"haz clic aquí", "haga clic aquí", "clic aquí", "click aquí", "click aqui", "pincha aquí", "aquí", "aqui",
-		"más", "mas", "leer más", "ver más", "más información", "mas informacion", "este enlace", "enlace", "empezar"},
+	"es": {"haz clic aquí", "haga clic aquí", "clic aquí", "click aquí", "click aqui", "clicka aquí", "clicka aqui",
+		"pincha aquí", "pincha aqui", "aquí", "aqui", "más", "mas", "leer más", "ver más", "más información",
+		"más informacion", "mas información", "mas informacion", "este", "este enlace", "enlace", "empezar"},
 	"pt": {"clique aqui", "aqui", "mais", "leia mais", "saiba mais", "ver mais", "veja mais",
 		"mais informações", "mais informação", "este link", "ir"},
 	"it": {"clicca qui", "qui", "altro", "di più", "leggi di più", "scopri di più", "leggi tutto",
@@ -27,11 +28,14 @@ var vagueLinkTexts = map[string][]string{
 	"sv": {"klicka här", "här", "mer", "läs mer", "mer info", "mer information", "denna länk"},
 	"pl": {"kliknij tutaj", "tutaj", "więcej", "czytaj więcej", "dowiedz się więcej", "ten link"},
 	"ru": {"нажмите здесь", "здесь", "подробнее", "читать далее", "ещё", "еще", "больше", "эта ссылка"},
-	"ja": {"ここをクリック", "こちらをクリック", "こちら", "ここ", "リンク", "続きを読む", "もっと見る", "詳細", "詳しくはこちら"},
+	"ja": {"ここをクリック", "こちらをクリック", "こちら", "ここ", "リンク", "続きを読む", "続く", "全文表示", "もっと見る", "詳細",
+		"詳しくはこちら"},
 	"zh": {"点击这里", "点击此处", "这里", "更多", "了解更多", "阅读更多", "详情", "點擊這裡", "這裡"},
-	"ko": {"여기", "여기를 클릭", "클릭", "링크", "자세히", "자세히 보기", "더 보기", "계속"},
-	"ta": {"இங்கே கிளிக் செய்யவும்", "மேலும் அறிக", "மேலும் படிக்க", "மேலும்"},
-	"fa": {"اینجا", "اینجا کلیک کنید", "بیشتر", "بیشتر بخوانید", "اطلاعات بیشتر", "این"},
+	"ko": {"여기", "여기를 클릭", "클릭", "링크", "자세히", "자세히 보기", "더 보기", "계속", "이동", "전체 보기"},
+	"ta": {"இங்கே கிளிக் செய்யவும்", "தயவுசெய்து இங்கே அழுத்தவும்", "மேலும் அறிக", "மேலும் தகவலுக்கு", "மேலும் தரவுகளுக்கு",
+		"மேலும் படிக்க", "மேலும்", "அடுத்த பக்கம்", "மறுபக்கம்", "முந்தைய பக்கம்", "முன்பக்கம்"},
+	"fa": {"اینجا", "اینجا کلیک کنید", "اینجا بزنید", "بیشتر", "بیشتر بخوانید", "بیشتر بدانید", "اطلاعات بیشتر", "اطلاعات",
+		"این", "برو", "شروع"},
 }
 
 // vagueIndex maps each language to its phrases as a set, and "" to all of them.
@@ -65,11 +69,17 @@ func isNonDescriptive(text, lang string) bool {
 	if t == "" {
 		return false
 	}
-	primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(lang)), "-")
-	primary, _, _ = strings.Cut(primary, "_")
-	set, ok := vagueIndex[primary]
+	set, ok := vagueIndex[primaryTag(lang)]
 	if !ok {
 		set = vagueIndex[""]
 	}
 	return set[t]
+}
+
+// primaryTag is the primary language subtag of a lang value, lower-case
+// ("de" of "de-CH").
+func primaryTag(lang string) string {
+	primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(lang)), "-")
+	primary, _, _ = strings.Cut(primary, "_")
+	return primary
 }

@@ -11,8 +11,12 @@ package compare
 // its cap is named in Truncated, so a short list is never mistaken for a
 // complete one.
 type Page struct {
-	Title           string `json:"title"`
-	MetaDescription string `json:"meta_description"`
+	Title string `json:"title"`
+	// MetaDescription is the first <meta name="description"> of <head>;
+	// those in <body>, which search engines ignore, are only counted in
+	// MetaDescriptionInBody.
+	MetaDescription       string `json:"meta_description"`
+	MetaDescriptionInBody int    `json:"meta_description_in_body,omitempty"`
 	// MetaRobots is the content of <meta name="robots">, several joined with ", ".
 	MetaRobots string `json:"meta_robots"`
 	// BotRobots holds bot-specific robots metas (googlebot, gptbot, ...) by lower-case name.
@@ -57,9 +61,10 @@ type Page struct {
 	// LinkCount is the number of http(s) links in the document, including
 	// those beyond the cap of Links.
 	LinkCount int `json:"link_count"`
-	// UncrawlableLinks are anchors crawlers cannot follow (javascript: and
-	// file: hrefs, <a> with a click handler or role=link but no href, href="#"
-	// with a click handler), the first 100; UncrawlableCount counts them all.
+	// UncrawlableLinks are anchors crawlers cannot follow (javascript:,
+	// file: and ftp: hrefs; <a> without href that has an event listener,
+	// role=link or an attribute meant for an href; href="#" with an event
+	// listener), the first 100; UncrawlableCount counts them all.
 	UncrawlableLinks []UncrawlableLink `json:"uncrawlable_links,omitempty"`
 	UncrawlableCount int               `json:"uncrawlable_count,omitempty"`
 	// ImagesMissingAlt lists the resolved src of <img> without an alt attribute.
@@ -104,7 +109,7 @@ type UncrawlableLink struct {
 	// Href is the href as written ("" when there is none).
 	Href string `json:"href"`
 	Text string `json:"text"`
-	// Reason is javascript, file, no_href or script_fragment.
+	// Reason is javascript, file, ftp, no_href or script_fragment.
 	Reason string `json:"reason"`
 }
 
@@ -122,8 +127,9 @@ type Link struct {
 	Text     string `json:"text"`
 	Internal bool   `json:"internal"`
 	// NonDescriptive: the text says nothing about the target ("click here",
-	// "mehr"), judged in the link's language (its or an ancestor's lang,
-	// else the page's; every list when none is known).
+	// "mehr"), judged in the language in force on the elements holding the
+	// text (every list when none is known or they disagree); false for
+	// nofollow links and links to the page itself, as in Lighthouse.
 	NonDescriptive bool `json:"non_descriptive,omitempty"`
 }
 

@@ -109,20 +109,42 @@ func directiveParts(s string) []string {
 }
 
 // robotsDateLayouts are the date forms Google documents for
-// unavailable_after (RFC 822, RFC 850, ISO 8601) and their usual variants.
+// unavailable_after (RFC 822 and RFC 1123, RFC 850 such as
+// "25-Aug-2007 15:00:00 EST", ISO 8601) and their usual variants.
 var robotsDateLayouts = []string{
-	time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02",
-	time.RFC1123, time.RFC1123Z, time.RFC850, time.RFC822, time.RFC822Z, time.ANSIC,
+	time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04Z07:00", "2006-01-02T15:04", "2006-01-02 15:04:05",
+	"2006-01-02 15:04", "2006-01-02",
+	time.RFC1123, time.RFC1123Z, "Mon, 2 Jan 2006 15:04:05 MST", "Mon, 2 Jan 2006 15:04:05 -0700",
+	time.RFC850, time.RFC822, time.RFC822Z, time.ANSIC,
 	"2 Jan 2006 15:04:05 MST", "2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04 MST", "2 Jan 2006",
-	"Monday, 2-Jan-06 15:04:05 MST", "Monday, 02-Jan-2006 15:04:05 MST", "January 2, 2006",
+	"2-Jan-2006 15:04:05 MST", "2-Jan-2006 15:04:05 -0700", "2-Jan-06 15:04:05 MST", "2-Jan-2006",
+	"Monday, 2-Jan-06 15:04:05 MST", "Monday, 02-Jan-2006 15:04:05 MST", "Monday, 2-Jan-2006 15:04:05 MST",
+	"January 2, 2006", "January 2, 2006 15:04:05 MST",
 }
 
-// parseRobotsDate reads an unavailable_after date.
+// zoneOffsets are the zone names RFC 822 defines besides numeric offsets
+// (the US zones and GMT), which Go's parser does not know the offset of.
+var zoneOffsets = map[string]int{
+	"UT": 0, "GMT": 0, "Z": 0,
+	"EST": -5, "EDT": -4, "CST": -6, "CDT": -5, "MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
+}
+
+// parseRobotsDate reads an unavailable_after date. A zone written as a
+// name RFC 822 defines (PST, EST, ...) gets that zone's offset.
 func parseRobotsDate(s string) (time.Time, bool) {
+	s = strings.Join(strings.Fields(s), " ")
 	for _, layout := range robotsDateLayouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
+		t, err := time.ParseInLocation(layout, s, time.UTC)
+		if err != nil {
+			continue
 		}
+		if name, off := t.Zone(); off == 0 {
+			if h, ok := zoneOffsets[name]; ok && h != 0 {
+				t = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(),
+					time.FixedZone(name, h*3600))
+			}
+		}
+		return t, true
 	}
 	return time.Time{}, false
 }

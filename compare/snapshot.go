@@ -56,6 +56,19 @@ type FailedRequest struct {
 	Reason string `json:"reason"`
 }
 
+// Clock is the time the response was sent, by which its unavailable_after
+// dates are judged: its Date header, else FetchedAt; zero when neither is
+// known.
+func (s *Snapshot) Clock() time.Time {
+	if s == nil {
+		return time.Time{}
+	}
+	if t := responseDate(s.Header); !t.IsZero() {
+		return t
+	}
+	return s.FetchedAt
+}
+
 // RenderDetails is what only the render lane knows.
 type RenderDetails struct {
 	// Blocked counts requests the lane refused to make, by reason
@@ -93,6 +106,12 @@ type RenderDetails struct {
 	// CredentialsRefused counts the credentials the page tried to send and
 	// the authentication challenges it got (the lane answers none).
 	CredentialsRefused int
+	// ListenerMark is the name of an attribute the lane set, before taking
+	// the DOM snapshot, on the <a> elements without a followable href that
+	// Chromium lists event listeners for (a click handler added with
+	// addEventListener leaves no trace in the markup). It is new for every
+	// render, so a page cannot forge it; "" when the lane marked nothing.
+	ListenerMark string
 }
 
 // BlockedRequest is one request the render lane refused, and why.
@@ -124,6 +143,10 @@ type Snapshot struct {
 	Charset   string
 	Redirects []Redirect
 	Timings   Timings
+	// FetchedAt is when the lane received the final response, by the
+	// lane's clock: the time unavailable_after dates are judged by when the
+	// response has no Date header. Zero when unknown.
+	FetchedAt time.Time
 	UserAgent string
 	// Render is set by the render lane only.
 	Render *RenderDetails

@@ -13,6 +13,41 @@ type collector struct {
 	text strings.Builder
 	// alt is the alt text of the first image inside a link.
 	alt string
+	// lang is the language in force on the first of its text nodes that
+	// has one (langSet); mixed says a later one's primary subtag differs.
+	lang           string
+	langSet, mixed bool
+}
+
+// see notes the language in force on one of the collector's text nodes;
+// "" (no language known there) tells nothing.
+func (c *collector) see(lang string) {
+	switch {
+	case lang == "":
+	case !c.langSet:
+		c.lang, c.langSet = lang, true
+	case primaryTag(c.lang) != primaryTag(lang):
+		c.mixed = true
+	}
+}
+
+// textLang is the language of the collector's text: the one in force on
+// the elements holding it, "" (every language) when they disagree, and
+// else inherited, the lang in force on the element itself.
+func (c *collector) textLang(inherited string) string {
+	switch {
+	case c.mixed:
+		return ""
+	case c.langSet:
+		return c.lang
+	}
+	return inherited
+}
+
+// langScope is an element with a lang attribute, open during the walk.
+type langScope struct {
+	n    *html.Node
+	lang string
 }
 
 // maxCollectors bounds the open link and heading elements whose text is
@@ -23,7 +58,14 @@ const maxCollectors = 8
 // is safe), collecting visible words, links, headings and images without alt.
 func (x *extractor) walk(root *html.Node) {
 	var open []*collector
+	var langs []langScope // elements with a lang attribute, innermost last
 	var hidden *html.Node // outermost element with the hidden attribute
+	lang := func() string {
+		if len(langs) == 0 {
+			return ""
+		}
+		return langs[len(langs)-1].lang
+	}
 	n := root
 	for n != nil {
 		descend := true
@@ -32,17 +74,24 @@ func (x *extractor) walk(root *html.Node) {
 			if hidden == nil {
 				x.words.add(n.Data)
 			}
+			blank := len(open) == 0 || strings.TrimSpace(n.Data) == ""
 			for _, c := range open {
 				if c.text.Len() < 4*maxText {
 					c.text.WriteString(n.Data)
 				}
+				if !blank {
+					c.see(lang())
+				}
 			}
 		case html.ElementNode:
+			if l, ok := langAttr(n); ok {
+				langs = append(langs, langScope{n, strings.TrimSpace(l)})
+			}
 			descend = x.enter(n)
 			if descend && hidden == nil && isHidden(n) {
 				hidden = n
 			}
-			if descend && len(open) < maxCollectors && (isAnchor(n) || headingLevel(n) > 0) {
+			if descend && len(open) < maxCollectors && (x.isAnchor(n) || headingLevel(n) > 0) {
 				open = append(open, &collector{n: n})
 			}
 			if n.DataAtom == atom.Img && n.Namespace == "" {
@@ -60,11 +109,14 @@ func (x *extractor) walk(root *html.Node) {
 		// Leave n and every ancestor that has no next sibling.
 		for n != nil {
 			if len(open) > 0 && open[len(open)-1].n == n {
-				x.leave(open[len(open)-1])
+				x.leave(open[len(open)-1], lang())
 				open = open[:len(open)-1]
 			}
 			if hidden == n {
 				hidden = nil
+			}
+			if len(langs) > 0 && langs[len(langs)-1].n == n {
+				langs = langs[:len(langs)-1]
 			}
 			if n == root {
 				n = nil
@@ -103,8 +155,9 @@ func (x *extractor) enter(n *html.Node) bool {
 	return true
 }
 
-// leave finishes a link or heading once all its text is in.
-func (x *extractor) leave(c *collector) {
+// leave finishes a link or heading once all its text is in; lang is the
+// language in force on the element.
+func (x *extractor) leave(c *collector, lang string) {
 	n := c.n
 	if level := headingLevel(n); level > 0 {
 		x.heading(level, c.text.String())
@@ -112,8 +165,8 @@ func (x *extractor) leave(c *collector) {
 	}
 	raw, hasHref := anchorHref(n)
 	href := strings.TrimSpace(raw)
-	if reason := uncrawlable(n, href, hasHref); reason != "" {
-		x.uncrawlable(c, href, reason)
+	if reason := x.uncrawlable(n, href, hasHref); reason != "" {
+		x.addUncrawlable(c, href, reason)
 		return
 	}
 	if href == "" || strings.HasPrefix(href, "#") {
@@ -141,93 +194,37 @@ func (x *extractor) leave(c *collector) {
 		}
 		text = x.t.cleanText("links", fallback, maxAnchorText)
 	}
+	rel := x.t.cleanText("links", strings.ToLower(attr(n, "rel")), 64)
 	x.page.Links = append(x.page.Links, Link{
-		Href:           resolved,
-		Rel:            x.t.cleanText("links", strings.ToLower(attr(n, "rel")), 64),
-		Text:           text,
-		Internal:       x.isInternal(resolved),
-		NonDescriptive: isNonDescriptive(text, x.linkLang(n)),
+		Href:     resolved,
+		Rel:      rel,
+		Text:     text,
+		Internal: x.isInternal(resolved),
+		// As Lighthouse judges link text: not for nofollow links (crawlers
+		// do not follow them) nor for links to the page itself.
+		NonDescriptive: !hasToken(rel, "nofollow") && normURL(resolved) != x.pageKey &&
+			isNonDescriptive(text, c.textLang(lang)),
 	})
 }
 
-// isAnchor reports whether n is a link element whose text the walk
-// collects: an HTML <a> with an href, a click handler or role=link, or an
-// SVG <a> with an href.
-func isAnchor(n *html.Node) bool {
-	if n.DataAtom != atom.A {
-		return false
-	}
-	switch n.Namespace {
-	case "":
-		return hasAttr(n, "href") || hasAttr(n, "onclick") || strings.EqualFold(attr(n, "role"), "link")
-	case "svg":
-		_, ok := anchorHref(n)
-		return ok
+// hasToken reports whether the space-separated list s holds tok.
+func hasToken(s, tok string) bool {
+	for _, f := range strings.Fields(s) {
+		if f == tok {
+			return true
+		}
 	}
 	return false
 }
 
-// anchorHref returns an anchor's href (xlink:href for SVG links without one).
-func anchorHref(n *html.Node) (string, bool) {
+// langAttr returns an element's lang (or xml:lang) attribute.
+func langAttr(n *html.Node) (string, bool) {
 	for _, a := range n.Attr {
-		if a.Key == "href" && (a.Namespace == "" || a.Namespace == "xlink") {
+		if a.Key == "lang" && (a.Namespace == "" || a.Namespace == "xml") {
 			return a.Val, true
 		}
 	}
 	return "", false
-}
-
-// uncrawlable says why a crawler cannot follow an anchor, or "" when it can
-// (or when it is an in-page anchor that goes nowhere else).
-func uncrawlable(n *html.Node, href string, hasHref bool) string {
-	scripted := hasAttr(n, "onclick")
-	switch {
-	case !hasHref:
-		return "no_href"
-	case hasPrefixFold(href, "javascript:"):
-		return "javascript"
-	case hasPrefixFold(href, "file:"):
-		return "file"
-	case (href == "" || strings.HasPrefix(href, "#")) && scripted:
-		return "script_fragment"
-	}
-	return ""
-}
-
-// hasPrefixFold is strings.HasPrefix ignoring ASCII case.
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
-// uncrawlable records an anchor crawlers cannot follow.
-func (x *extractor) uncrawlable(c *collector, href, reason string) {
-	x.page.UncrawlableCount++
-	if len(x.page.UncrawlableLinks) >= maxUncrawlable {
-		x.t.mark("uncrawlable_links")
-		return
-	}
-	href, _ = clip(href, maxURL)
-	x.page.UncrawlableLinks = append(x.page.UncrawlableLinks, UncrawlableLink{
-		Href:   href,
-		Text:   x.t.cleanText("uncrawlable_links", c.text.String(), maxAnchorText),
-		Reason: reason,
-	})
-}
-
-// linkLang is the language of a link: its own or its nearest ancestor's
-// lang attribute, else the page's.
-func (x *extractor) linkLang(n *html.Node) string {
-	for p := n; p != nil; p = p.Parent {
-		if p.Type != html.ElementNode {
-			continue
-		}
-		for _, a := range p.Attr {
-			if a.Key == "lang" && (a.Namespace == "" || a.Namespace == "xml") {
-				return a.Val
-			}
-		}
-	}
-	return x.page.Lang
 }
 
 // heading records one h1–h6.

@@ -48,7 +48,7 @@ type Config struct {
 	// CheckHop is asked before following a redirect to next; an error stops
 	// the lane with ErrHopRefused. Nil allows every hop.
 	CheckHop func(ctx context.Context, next *url.URL) error
-	// Now is the clock for timings; default time.Now.
+	// Now is the clock for timings and Snapshot.FetchedAt; default time.Now.
 	Now func() time.Time
 	// Validators are sent on the first request only (never on a redirect
 	// hop) to fetch conditionally: a 304 answer then ends the lane with
@@ -89,6 +89,8 @@ var keptHeaders = []string{
 	"Content-Type", "Content-Length", "Content-Encoding", "Content-Language",
 	"X-Robots-Tag", "Link", "Last-Modified", "Etag", "Refresh",
 	"Cache-Control", "Vary", "Location",
+	// Date is the clock unavailable_after dates are judged by.
+	"Date",
 }
 
 // Fetch GETs target, following redirects, and returns the final document.
@@ -111,6 +113,7 @@ func Fetch(ctx context.Context, cfg Config, target *url.URL) (*compare.Snapshot,
 	}
 	defer resp.Body.Close()
 	snap.Status = resp.StatusCode
+	snap.FetchedAt = cfg.Now()
 	snap.Header = keep(resp.Header)
 	snap.ContentType = mediaType(resp.Header.Get("Content-Type"))
 	if err := readBody(resp, cfg.MaxBody, snap); err != nil {

@@ -16,11 +16,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/andybalholm/brotli"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/unicode"
+
+	"lekta.dev/lekta/compare"
 )
 
 const testUA = "Mozilla/5.0 (compatible; LektaBot/0.1; +https://lekta.dev/bot)"
@@ -149,6 +152,33 @@ func TestFetchKeepsHeadersAndTimings(t *testing.T) {
 	}
 	if snap.Timings.TTFB <= 0 || snap.Timings.Total < snap.Timings.TTFB {
 		t.Errorf("timings %+v", snap.Timings)
+	}
+}
+
+// TestFetchKeepsTheClock: the response's Date header is kept and the time
+// the response arrived is recorded, so the server HTML's unavailable_after
+// dates are judged (the plain lane used to keep no clock at all).
+func TestFetchKeepsTheClock(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", "Mon, 05 Jan 2026 10:00:00 GMT")
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<meta name="robots" content="unavailable_after: 2020-01-01">`)
+	}))
+	defer srv.Close()
+	fetched := time.Date(2026, 1, 5, 10, 0, 1, 0, time.UTC)
+	cfg := Config{Transport: &http.Transport{}, UserAgent: testUA, Now: func() time.Time { return fetched }}
+	snap, err := Fetch(context.Background(), cfg, mustURL(t, srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Header.Get("Date"); got != "Mon, 05 Jan 2026 10:00:00 GMT" {
+		t.Errorf("Date header %q not kept", got)
+	}
+	if !snap.FetchedAt.Equal(fetched) {
+		t.Errorf("FetchedAt %v, want %v", snap.FetchedAt, fetched)
+	}
+	if p := compare.Extract(snap); !p.Expired || !p.Noindex {
+		t.Errorf("unavailable_after 2020-01-01 in 2026: expired %v, noindex %v; want both", p.Expired, p.Noindex)
 	}
 }
 
