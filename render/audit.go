@@ -89,6 +89,9 @@ type audit struct {
 	loadOnce  sync.Once
 	// refresh is the main document's pending refresh.
 	refresh refreshState
+	// listenerMark is the attribute markListeners set on anchors with event
+	// listeners before the snapshot ("" when none); run's goroutine only.
+	listenerMark string
 }
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {

@@ -76,6 +76,10 @@ func (a *audit) snapshot(ctx context.Context) (domResult, error) {
 	if err != nil {
 		return domResult{}, err
 	}
+	// Listeners are read before the DOM is serialized, so the snapshot
+	// carries their mark; without them the anchors are judged by their
+	// markup alone, which is no reason to fail the render.
+	a.listenerMark, _ = a.markListeners(ctx, world)
 	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    fmt.Sprintf(snapshotJS, a.opts.MaxBodyBytes),
 		ContextID:     world,
@@ -127,6 +131,7 @@ func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 		ContentType:  strings.ToLower(d.ContentType),
 		Redirects:    redirects,
 		UserAgent:    a.b.UserAgent(),
+		FetchedAt:    a.start,
 	}
 	if resp != nil {
 		s.Status = int(resp.Status)
@@ -156,6 +161,7 @@ func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 		PendingRequests:    settled.pending,
 		CookiesRefused:     use.cookies,
 		CredentialsRefused: use.credentials,
+		ListenerMark:       a.listenerMark,
 	}
 	for k, v := range a.rec.blocked {
 		details.Blocked[k] += v
