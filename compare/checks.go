@@ -117,13 +117,11 @@ func (d *differ) checkFindings(l *findingList) {
 	}
 }
 
-// now is the time a side's response was sent (its Date header), the clock
-// unavailable_after dates are judged by; zero when unknown.
+// now is the time a side's response was sent (Snapshot.Clock: its Date
+// header, else the time of the fetch), the clock unavailable_after dates
+// are judged by; zero when unknown.
 func (s side) now() time.Time {
-	if s.snap == nil {
-		return time.Time{}
-	}
-	return responseDate(s.snap.Header)
+	return s.snap.Clock()
 }
 
 // pageURL is the normalised final URL of a side, "" without a snapshot.

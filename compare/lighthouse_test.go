@@ -62,6 +62,14 @@ func TestUnavailableAfterFetchClock(t *testing.T) {
 	if p := ExtractWith(s, Options{Now: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC)}); p.Expired {
 		t.Error("Options.Now in 2019: expired, want the audit's clock to win")
 	}
+	// The crawler rows judge by the same clock.
+	bot := snap(LanePlain, doc(`<meta name="gptbot" content="unavailable_after: 2020-01-01">`, ""))
+	bot.FetchedAt = s.FetchedAt
+	for _, row := range SeenByCrawlers(nil, &Observed{Snapshot: bot}, nil) {
+		if row.Token == "GPTBot" && (!row.Noindex || row.MayIndex) {
+			t.Errorf("GPTBot row %+v: want noindex by its unavailable_after, judged at the fetch", row)
+		}
+	}
 	// One clock for both lanes: a static page gets one finding, no difference.
 	plain, render := snap(LanePlain, body), snap(LaneRender, body)
 	plain.FetchedAt = s.FetchedAt
