@@ -136,39 +136,6 @@ func (s side) pageURL() string {
 	return normURL(u)
 }
 
-// normURL brings a URL to the form the extractor resolves to (lower-case
-// host, no default port) without its fragment; "" when it is none.
-func normURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() {
-		return ""
-	}
-	u.Fragment, u.RawFragment = "", ""
-	u.Host = strings.ToLower(u.Host)
-	switch u.Scheme {
-	case "http":
-		u.Host = strings.TrimSuffix(u.Host, ":80")
-	case "https":
-		u.Host = strings.TrimSuffix(u.Host, ":443")
-	}
-	if u.Host != "" && u.Path == "" && u.Opaque == "" {
-		u.Path = "/"
-	}
-	return u.String()
-}
-
-// hrefForm writes an http(s) URL with an empty path the way a browser's
-// URL.href does, with "/" (https://e.example and https://e.example/ are
-// one URL); other strings are returned as they are.
-func hrefForm(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.Path != "" || u.Opaque != "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return s
-	}
-	u.Path = "/"
-	return u.String()
-}
-
 // canonicalTarget is the canonical a side declares, the element's first,
 // else the Link header's.
 func canonicalTarget(p *Page) string {

@@ -79,21 +79,6 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 	return p
 }
 
-// responseDate is a response's Date header, zero when absent or
-// unparsable. HTTP dates come in three forms (RFC 9110 §5.6.7).
-func responseDate(h Header) time.Time {
-	v := h.Get("Date")
-	if v == "" {
-		return time.Time{}
-	}
-	for _, layout := range []string{time.RFC1123, time.RFC850, time.ANSIC} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t
-		}
-	}
-	return time.Time{}
-}
-
 // blankToEmpty returns "" for a string of nothing but Unicode spaces
 // (U+00A0 and the like, which collapse keeps), else s.
 func blankToEmpty(s string) string {
@@ -180,33 +165,6 @@ func (x *extractor) canonicalURL(base *url.URL, href, field string) (resolved, w
 	}
 	w, _ := clip(href, maxURL)
 	return "", w
-}
-
-// The kinds of href urlKind tells apart.
-const (
-	urlInvalid = iota
-	urlRelative
-	urlAbsolute
-)
-
-// urlKind says whether a trimmed href is an absolute http(s) URL, a
-// relative reference, or no URL at all: empty, holding spaces or control
-// characters ("I am not a URL"), unparsable (a space in the host), or of
-// another scheme.
-func urlKind(href string) int {
-	if href == "" || strings.IndexFunc(href, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
-		return urlInvalid
-	}
-	u, err := url.Parse(href)
-	switch {
-	case err != nil:
-		return urlInvalid
-	case u.Scheme == "":
-		return urlRelative
-	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") || u.Host == "":
-		return urlInvalid
-	}
-	return urlAbsolute
 }
 
 // inBody reports whether an element sits inside <body>, where search

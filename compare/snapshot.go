@@ -151,3 +151,18 @@ type Snapshot struct {
 	// Render is set by the render lane only.
 	Render *RenderDetails
 }
+
+// responseDate is a response's Date header, zero when absent or
+// unparsable. HTTP dates come in three forms (RFC 9110 §5.6.7).
+func responseDate(h Header) time.Time {
+	v := h.Get("Date")
+	if v == "" {
+		return time.Time{}
+	}
+	for _, layout := range []string{time.RFC1123, time.RFC850, time.ANSIC} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
