@@ -173,14 +173,10 @@ func googleEscape(v string) string {
 		c := v[i]
 		switch {
 		case c == '%' && i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]):
-			b.WriteByte('%')
-			b.WriteByte(upperHex[unhex(v[i+1])])
-			b.WriteByte(upperHex[unhex(v[i+2])])
+			writePct(&b, unhex(v[i+1])<<4|unhex(v[i+2]))
 			i += 2
 		case c >= 0x80:
-			b.WriteByte('%')
-			b.WriteByte(upperHex[c>>4])
-			b.WriteByte(upperHex[c&15])
+			writePct(&b, c)
 		default:
 			b.WriteByte(c)
 		}

@@ -93,6 +93,13 @@ func normalisePathQuery(p string) string {
 
 const upperHex = "0123456789ABCDEF"
 
+// writePct writes v as a percent escape with upper-case hex digits.
+func writePct(b *strings.Builder, v byte) {
+	b.WriteByte('%')
+	b.WriteByte(upperHex[v>>4])
+	b.WriteByte(upperHex[v&15])
+}
+
 // normalisePath brings a rule pattern or a request path to the one form
 // RFC 9309 §2.2.2 compares: octets that may not appear raw in a URI (non-ASCII,
 // controls, space and "<>\^`{|}) are percent-encoded, escapes get upper-case
@@ -118,15 +125,11 @@ func normalisePath(p string) string {
 			if isUnreserved(v) {
 				b.WriteByte(v)
 			} else {
-				b.WriteByte('%')
-				b.WriteByte(upperHex[v>>4])
-				b.WriteByte(upperHex[v&15])
+				writePct(&b, v)
 			}
 			i += 2
 		case c == '%' || mustEscape(c):
-			b.WriteByte('%')
-			b.WriteByte(upperHex[c>>4])
-			b.WriteByte(upperHex[c&15])
+			writePct(&b, c)
 		default:
 			b.WriteByte(c)
 		}

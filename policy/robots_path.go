@@ -45,14 +45,10 @@ func escapeRaw(s string) string {
 		c := s[i]
 		switch {
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			b.WriteByte('%')
-			b.WriteByte(upperHex[unhex(s[i+1])])
-			b.WriteByte(upperHex[unhex(s[i+2])])
+			writePct(&b, unhex(s[i+1])<<4|unhex(s[i+2]))
 			i += 2
 		case c == '%' || mustEscape(c):
-			b.WriteByte('%')
-			b.WriteByte(upperHex[c>>4])
-			b.WriteByte(upperHex[c&15])
+			writePct(&b, c)
 		default:
 			b.WriteByte(c)
 		}
