@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -70,3 +71,27 @@ func Duration(d time.Duration) string {
 
 // Millis is Duration of a count of milliseconds, as reports store them.
 func Millis(ms int64) string { return Duration(time.Duration(ms) * time.Millisecond) }
+
+// Span writes a length of time as people say it, in whole units from days
+// down to milliseconds: "1 hour", "2 days", "1 hour 30 minutes". It is for
+// policies and schedules; Duration is for measured times.
+func Span(d time.Duration) string {
+	if d <= 0 {
+		return "0 seconds"
+	}
+	var parts []string
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}, {time.Millisecond, "millisecond"}} {
+		if n := d / u.unit; n > 0 {
+			name := u.name
+			if n != 1 {
+				name += "s"
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, name))
+			d -= n * u.unit
+		}
+	}
+	return strings.Join(parts, " ")
+}

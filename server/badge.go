@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"math"
 	"net/http"
 	"strings"
 
@@ -29,41 +28,21 @@ func (s *Server) badge() http.Handler {
 			http.Error(w, "The records database did not answer; try again later.", http.StatusServiceUnavailable)
 			return
 		}
-		text, color := "not audited yet", "#9f9f9f"
+		st := notRunYet
 		if e, err := s.cfg.Members.LatestEntry(r.Context(), site.ID); err == nil {
-			text, color = badgeText(e)
+			st = stateOf(e)
 		}
 		w.Header().Set("Content-Type", "image/svg+xml")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		w.Header().Set("X-Robots-Tag", "noindex")
 		// Badges are embedded in other sites' pages.
 		w.Header().Set("Cross-Origin-Resource-Policy", "cross-origin")
-		fmt.Fprint(w, badgeSVG("AI crawlers", text, color))
+		fmt.Fprint(w, badgeSVG("AI crawlers", st.Words, badgeColors[st.Tone]))
 	})
 }
 
-// badgeText says what the latest re-audit found, in a few words.
-func badgeText(e records.Entry) (string, string) {
-	switch {
-	case e.Status == "skipped" && e.Rule != "":
-		return "blocked by robots.txt", "#e05d44"
-	case e.Status == "skipped" || e.Status == "blocked" || e.Status == "error" || e.Status == "timeout":
-		return e.Status, "#e05d44"
-	case strings.Contains(string(e.Summary), `"code":"robots.noindex_render_only"`):
-		return "noindex only in render", "#e05d44"
-	case e.TextShare != nil:
-		p := int(math.Round(*e.TextShare * 100))
-		color := "#4c1"
-		switch {
-		case p < 50:
-			color = "#e05d44"
-		case p < 90:
-			color = "#dfb317"
-		}
-		return fmt.Sprintf("see %d%%", p), color
-	}
-	return e.Status, "#9f9f9f"
-}
+// badgeColors are the badge's right half by the state's tone.
+var badgeColors = map[string]string{toneGood: "#4c1", toneWarn: "#dfb317", toneBad: "#e05d44", toneNone: "#9f9f9f"}
 
 // badgeSVG draws "label | text" as a flat badge; widths are estimated at
 // 7 px a character (Verdana 11 px).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
 )
 
@@ -113,20 +114,20 @@ func (p Policy) view() botView {
 	}
 	v := botView{
 		Token: id.Token, Version: id.Version, InfoURL: id.InfoURL, PlainUA: id.PlainUA(),
-		Concurrency: p.Limits.Concurrency, CacheTTL: human(p.Limits.CacheTTL),
-		ReportTTL: human(p.Limits.ReportTTL), Timeout: human(p.Timeout),
-		HoldBound:    human(max(p.Limits.LeaseTTL, p.Limits.LeaseMin)),
+		Concurrency: p.Limits.Concurrency, CacheTTL: compare.Span(p.Limits.CacheTTL),
+		ReportTTL: compare.Span(p.Limits.ReportTTL), Timeout: compare.Span(p.Timeout),
+		HoldBound:    compare.Span(max(p.Limits.LeaseTTL, p.Limits.LeaseMin)),
 		MaxRedirects: p.MaxRedirects, MaxNavigations: p.MaxNavigations, MaxFrameLoads: p.MaxFrameLoads,
 		Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
 		ReportsDurable: p.ReportsDurable,
-		RecordsOn:      p.RequestRecordsTTL > 0, RecordsTTL: human(p.RequestRecordsTTL),
+		RecordsOn:      p.RequestRecordsTTL > 0, RecordsTTL: compare.Span(p.RequestRecordsTTL),
 		PublicAddrUnknown: p.PublicAddrUnknown,
 		ContactText:       strings.TrimPrefix(p.Contact, "mailto:"),
 		RobotsExample:     "User-agent: " + id.Token + "\nDisallow: /\n",
 		Reaudits:          p.Reaudits,
 	}
 	if p.Reaudits != nil {
-		v.ReauditMin = human(p.Reaudits.MinInterval)
+		v.ReauditMin = compare.Span(p.Reaudits.MinInterval)
 	}
 	switch p.Scope {
 	case ScopeInstances:
@@ -155,27 +156,5 @@ func (p Policy) view() botView {
 
 // windowText says "at most 5 started per 1 hour".
 func windowText(w cache.Window, verb string) string {
-	return fmt.Sprintf("at most %d %s per %s", w.N, verb, human(w.Per))
-}
-
-// human writes a duration for people: "15 minutes", "30 days", "1 minute 30 seconds".
-func human(d time.Duration) string {
-	if d <= 0 {
-		return "0 seconds"
-	}
-	var parts []string
-	for _, u := range []struct {
-		unit time.Duration
-		name string
-	}{{24 * time.Hour, "day"}, {time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}, {time.Millisecond, "millisecond"}} {
-		if n := d / u.unit; n > 0 {
-			name := u.name
-			if n != 1 {
-				name += "s"
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, name))
-			d -= n * u.unit
-		}
-	}
-	return strings.Join(parts, " ")
+	return fmt.Sprintf("at most %d %s per %s", w.N, verb, compare.Span(w.Per))
 }

@@ -1,20 +1,15 @@
 package server
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
-	"math"
 	"net/http"
 	"strings"
 	"time"
 
 	"lekta.dev/lekta/records"
-	"lekta.dev/lekta/schedule"
 )
 
 // Cookies and lifetimes of the member pages.
@@ -138,121 +133,26 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request, ss session) {
 	http.Redirect(w, r, "/members", http.StatusSeeOther)
 }
 
-// siteRow is one site on the dashboard.
-type siteRow struct {
-	ID, URL, Schedule string
-	Status            string
-	RanAt, RanAtISO   string
-	Verdict           string
-	Trend             template.HTML
-	Critical          []string
-}
-
-func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, ss session) {
-	s.renderDashboard(w, r, ss, http.StatusOK, "")
-}
-
-func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, ss session, status int, msg string) {
-	sites, err := s.cfg.Members.MemberSites(r.Context(), ss.member.ID)
-	if err != nil {
-		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
-		return
-	}
-	rows := make([]siteRow, 0, len(sites))
-	for _, site := range sites {
-		row := siteRow{ID: site.ID, URL: site.URL, Schedule: site.Schedule}
-		es, err := s.cfg.Members.History(r.Context(), site.ID, trendEntries, time.Time{})
-		if err != nil {
-			http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
-			return
-		}
-		if len(es) > 0 {
-			e := es[0]
-			row.Status, row.RanAt, row.RanAtISO = e.Status, e.RanAt.Format("2006-01-02 15:04 UTC"), e.RanAt.Format(time.RFC3339)
-			row.Verdict = sharesText(e)
-			row.Critical = openCritical(e)
-			row.Trend = trendSVG(es)
-		}
-		rows = append(rows, row)
-	}
-	data := struct {
-		Email, CSRF, Error string
-		Sites              []siteRow
-	}{ss.member.Email, ss.csrf, msg, rows}
-	s.pages.renderPage(w, status, "dashboard", layout{Title: "Your saved sites", NoIndex: true, Data: data})
-}
-
-func sharesText(e records.Entry) string {
-	if e.TextShare == nil {
-		return "—"
-	}
-	t := fmt.Sprintf("text %d%%", int(math.Round(*e.TextShare*100)))
-	if e.LinkShare != nil {
-		t += fmt.Sprintf(", links %d%%", int(math.Round(*e.LinkShare*100)))
-	}
-	return t
-}
-
-func openCritical(e records.Entry) []string {
-	var sum schedule.Summary
-	_ = json.Unmarshal(e.Summary, &sum)
-	var out []string
-	for _, f := range sum.Findings {
-		if f.Severity == "critical" {
-			out = append(out, f.Code)
-		}
-	}
-	return out
-}
-
-// trendSVG draws the text share (solid) and link share (dashed) of the
-// entries, oldest on the left. Only numbers we computed reach the markup.
-func trendSVG(es []records.Entry) template.HTML {
-	const w, h = 120, 28
-	line := func(get func(records.Entry) *float64) string {
-		var pts []string
-		n := len(es)
-		for i := n - 1; i >= 0; i-- {
-			v := get(es[i])
-			if v == nil {
-				continue
-			}
-			x := 0.0
-			if n > 1 {
-				x = float64(n-1-i) * w / float64(n-1)
-			}
-			y := h - 2 - math.Max(0, math.Min(1, *v))*(h-4)
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
-		}
-		return strings.Join(pts, " ")
-	}
-	text := line(func(e records.Entry) *float64 { return e.TextShare })
-	links := line(func(e records.Entry) *float64 { return e.LinkShare })
-	if text == "" && links == "" {
-		return ""
-	}
-	return template.HTML(fmt.Sprintf(`<svg class="trend" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="share seen by AI crawlers over the last re-audits">`+
-		`<polyline fill="none" stroke="#1a7f37" stroke-width="1.5" points="%s"/><polyline fill="none" stroke="#0969da" stroke-width="1.5" stroke-dasharray="3 2" points="%s"/></svg>`,
-		w, h, w, h, text, links))
-}
-
 func (s *Server) addSiteForm(w http.ResponseWriter, r *http.Request, ss session) {
 	in := formInput(r)
 	site := records.Site{MemberID: ss.member.ID}
 	if err := s.checkSite(in, &site); err != nil {
-		s.renderDashboard(w, r, ss, errorFor(err).Status, errorFor(err).Message)
+		s.renderDashboard(w, r, ss, errorFor(err).Status, s.formError(in, records.Site{MemberID: ss.member.ID}, err))
 		return
 	}
 	site, err := s.cfg.Members.AddSite(r.Context(), site, s.cfg.SitesPerMember, s.cfg.Now())
-	if errors.Is(err, records.ErrLimit) {
-		s.renderDashboard(w, r, ss, http.StatusForbidden, fmt.Sprintf("You have saved the most sites a member may (%d); remove one first.", s.cfg.SitesPerMember))
-		return
-	}
 	if err != nil {
-		s.renderDashboard(w, r, ss, http.StatusServiceUnavailable, "The records database did not answer; try again in a few seconds.")
+		form := s.newSiteForm(site.URL, site.Schedule, deref(in.WebhookURL))
+		status := http.StatusServiceUnavailable
+		form.Error = "The records database did not answer; try again in a few seconds."
+		if errors.Is(err, records.ErrLimit) {
+			status = http.StatusForbidden
+			form.Error = fmt.Sprintf("You have saved the most sites a member may (%d); remove one first.", s.cfg.SitesPerMember)
+		}
+		s.renderDashboard(w, r, ss, status, form)
 		return
 	}
-	s.renderSite(w, r, ss, site, http.StatusCreated, "", site.WebhookSecret)
+	s.renderSite(w, r, ss, site, http.StatusCreated, s.newSiteForm(site.URL, site.Schedule, site.WebhookURL), site.WebhookSecret)
 }
 
 // formInput reads the site form; an empty webhook field removes the webhook.
@@ -261,11 +161,9 @@ func formInput(r *http.Request) siteInput {
 	return siteInput{URL: &u, Schedule: &sch, WebhookURL: &hook}
 }
 
-// entryRow is one history entry on the site page.
-type entryRow struct {
-	RanAt, Trigger, Status, Rule, ReportID, Verdict string
-	Regression                                      bool
-	Changes                                         []string
+// siteFormOf is the change form of a saved site.
+func (s *Server) siteFormOf(site records.Site) siteForm {
+	return s.newSiteForm(site.URL, site.Schedule, site.WebhookURL)
 }
 
 func (s *Server) sitePage(w http.ResponseWriter, r *http.Request, ss session) {
@@ -275,57 +173,7 @@ func (s *Server) sitePage(w http.ResponseWriter, r *http.Request, ss session) {
 			Data: map[string]string{"Title": "No such site", "Message": errorFor(err).Message}})
 		return
 	}
-	s.renderSite(w, r, ss, site, http.StatusOK, "", "")
-}
-
-func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, site records.Site, status int, msg, secret string) {
-	es, err := s.cfg.Members.History(r.Context(), site.ID, 100, time.Time{})
-	if err != nil {
-		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
-		return
-	}
-	rows := make([]entryRow, 0, len(es))
-	for _, e := range es {
-		row := entryRow{RanAt: e.RanAt.Format("2006-01-02 15:04:05 UTC"), Trigger: e.Trigger, Status: e.Status, Rule: e.Rule,
-			ReportID: e.ReportID, Verdict: sharesText(e), Regression: e.Regression, Changes: changeLines(e.Changes)}
-		rows = append(rows, row)
-	}
-	delivery := ""
-	if !site.WebhookAt.IsZero() {
-		delivery = site.WebhookAt.Format("2006-01-02 15:04:05 UTC") + ": " + site.WebhookResult
-	}
-	data := struct {
-		Site                                 records.Site
-		CSRF, Error, Secret, Badge, Delivery string
-		Entries                              []entryRow
-	}{site, ss.csrf, msg, secret, "/badge/" + site.BadgeToken + ".svg", delivery, rows}
-	s.pages.renderPage(w, status, "site", layout{Title: "Saved site", NoIndex: true, Data: data})
-}
-
-// changeLines says a stored comparison in short lines (escaped by the template).
-func changeLines(raw json.RawMessage) []string {
-	var c schedule.Changes
-	if json.Unmarshal(raw, &c) != nil || c.First {
-		return nil
-	}
-	clip := func(s string) string {
-		if len(s) > 80 {
-			return s[:77] + "…"
-		}
-		return s
-	}
-	var out []string
-	out = append(out, c.Reasons...)
-	for _, f := range c.Fields {
-		out = append(out, fmt.Sprintf("%s %s: %q → %q", f.Lane, f.Field, clip(f.Before), clip(f.After)))
-	}
-	for _, f := range c.Appeared {
-		out = append(out, "new finding "+f.Code)
-	}
-	for _, f := range c.Resolved {
-		out = append(out, "resolved "+f.Code)
-	}
-	return out
+	s.renderSite(w, r, ss, site, http.StatusOK, s.siteFormOf(site), "")
 }
 
 func (s *Server) changeSiteForm(w http.ResponseWriter, r *http.Request, ss session) {
@@ -334,9 +182,10 @@ func (s *Server) changeSiteForm(w http.ResponseWriter, r *http.Request, ss sessi
 		http.Error(w, errorFor(err).Message, errorFor(err).Status)
 		return
 	}
-	before := site.WebhookURL
-	if err := s.checkSite(formInput(r), &site); err != nil {
-		s.renderSite(w, r, ss, site, errorFor(err).Status, errorFor(err).Message, "")
+	before, saved := site.WebhookURL, site
+	in := formInput(r)
+	if err := s.checkSite(in, &site); err != nil {
+		s.renderSite(w, r, ss, saved, errorFor(err).Status, s.formError(in, saved, err), "")
 		return
 	}
 	if err := s.cfg.Members.UpdateSite(r.Context(), site, s.cfg.Now()); err != nil {
@@ -347,7 +196,7 @@ func (s *Server) changeSiteForm(w http.ResponseWriter, r *http.Request, ss sessi
 	if site.WebhookURL != before {
 		secret = site.WebhookSecret
 	}
-	s.renderSite(w, r, ss, site, http.StatusOK, "", secret)
+	s.renderSite(w, r, ss, site, http.StatusOK, s.siteFormOf(site), secret)
 }
 
 func (s *Server) deleteSiteForm(w http.ResponseWriter, r *http.Request, ss session) {
@@ -370,30 +219,10 @@ func (s *Server) runSiteForm(w http.ResponseWriter, r *http.Request, ss session)
 		return
 	}
 	if _, err := s.queueRun(r.Context(), ss.member, site); err != nil {
-		s.renderSite(w, r, ss, site, errorFor(err).Status, errorFor(err).Message, "")
+		form := s.siteFormOf(site)
+		form.Error = errorFor(err).Message
+		s.renderSite(w, r, ss, site, errorFor(err).Status, form, "")
 		return
 	}
 	http.Redirect(w, r, "/members/sites/"+site.ID, http.StatusSeeOther)
-}
-
-// sinceLines is the change log shown on the report page of a re-audit.
-func (s *Server) sinceLines(ctx context.Context, reportID string) []string {
-	if s.cfg.Members == nil {
-		return nil
-	}
-	e, err := s.cfg.Members.EntryByReport(ctx, reportID)
-	if err != nil {
-		return nil
-	}
-	var c schedule.Changes
-	if json.Unmarshal(e.Changes, &c) != nil {
-		return nil
-	}
-	if c.First {
-		return []string{"This is the first re-audit of this saved site: nothing to compare with yet."}
-	}
-	if lines := changeLines(e.Changes); len(lines) > 0 {
-		return lines
-	}
-	return []string{"Nothing that change tracking follows has changed."}
 }

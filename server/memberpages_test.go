@@ -113,7 +113,7 @@ func TestMemberPages(t *testing.T) {
 	}
 	h.waitHistory(auth, id, 1)
 	_, page = b.send("GET", "/members/sites", nil)
-	if !strings.Contains(page, `<svg class="trend"`) || !strings.Contains(page, "text ") {
+	if !strings.Contains(page, `<svg class="trend"`) || !strings.Contains(page, "AI crawlers see ") {
 		t.Fatalf("dashboard without the trend:\n%s", page)
 	}
 	_, page = b.send("GET", "/members/sites/"+id, nil)
@@ -122,7 +122,7 @@ func TestMemberPages(t *testing.T) {
 	}
 	// The re-audit's report page says what changed since the previous one.
 	e, _ := h.db.LatestEntry(t.Context(), id)
-	if _, rp := b.send("GET", "/r/"+e.ReportID, nil); !strings.Contains(rp, "Since the previous audit") || !strings.Contains(rp, "first re-audit") {
+	if _, rp := b.send("GET", "/r/"+e.ReportID, nil); !strings.Contains(rp, "Since the previous audit") || !strings.Contains(rp, "First audit") {
 		t.Fatalf("the re-audit's report page has no \"since the previous audit\":\n%s", rp)
 	}
 	// Another member's site is not shown.

@@ -39,7 +39,11 @@ type pages struct {
 func newPages() (*pages, error) {
 	p := &pages{t: map[string]*template.Template{}}
 	for name, file := range pageFiles {
-		t, err := template.New(name).ParseFS(webFS, "web/layout.html", file)
+		files := []string{"web/layout.html", file}
+		if name == "dashboard" || name == "site" {
+			files = append(files, "web/sitefields.html")
+		}
+		t, err := template.New(name).ParseFS(webFS, files...)
 		if err != nil {
 			return nil, fmt.Errorf("parse template %s: %w", name, err)
 		}
@@ -98,7 +102,7 @@ type formView struct {
 // formPage serves the empty form.
 func formPage(pg *pages, cacheTTL time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		pg.render(w, r, http.StatusOK, "form", formView{CacheTTL: human(cacheTTL)})
+		pg.render(w, r, http.StatusOK, "form", formView{CacheTTL: compare.Span(cacheTTL)})
 	})
 }
 
@@ -109,7 +113,7 @@ const maxFormBytes = 16 << 10
 // the error next to the field and the status of the error.
 func (s *Server) submitForm() http.Handler {
 	cop := http.NewCrossOriginProtection()
-	ttl := human(s.cfg.Policy.Limits.CacheTTL)
+	ttl := compare.Span(s.cfg.Policy.Limits.CacheTTL)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail := func(raw string, e *apiError) {
 			if e.outcome == "" {

@@ -117,8 +117,12 @@ type Config struct {
 	// (DefaultSitesPerMember, DefaultRunsPerHour).
 	SitesPerMember int
 	RunsPerHour    int
-	Logger         *slog.Logger
-	Now            func() time.Time
+	// PublicURL is the absolute address this instance is reached at
+	// ("https://lekta.example"); links it hands out are made absolute with
+	// it. Empty: links stay relative.
+	PublicURL string
+	Logger    *slog.Logger
+	Now       func() time.Time
 }
 
 // Server serves the form, the reports, the API and /bot, and runs audits

@@ -164,7 +164,7 @@ func (s *Server) verifyPage() http.Handler {
 	cop := http.NewCrossOriginProtection()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		v := verifyView{RecordsOn: s.cfg.Verifier != nil, RecordsTTL: human(s.cfg.Policy.RequestRecordsTTL),
+		v := verifyView{RecordsOn: s.cfg.Verifier != nil, RecordsTTL: compare.Span(s.cfg.Policy.RequestRecordsTTL),
 			PublicAddrUnknown: s.cfg.Policy.PublicAddrUnknown, Token: s.cfg.Policy.view().Token}
 		if r.Method != http.MethodPost {
 			s.pages.render(w, r, http.StatusOK, "verify", v)

@@ -144,7 +144,7 @@ type blockedRow struct {
 // triggerWords says who asked for an audit.
 var triggerWords = map[audit.Trigger]string{
 	audit.TriggerCLI: "the command line", audit.TriggerForm: "the form", audit.TriggerAPI: "the API",
-	audit.TriggerScheduled: "a scheduled re-audit",
+	audit.TriggerScheduled: "a scheduled re-audit", audit.TriggerMember: "a member's run now",
 }
 
 // newReportView prepares a finished report for the page.

@@ -1,0 +1,192 @@
+package server
+
+import (
+	"context"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/records"
+)
+
+// Dates on member pages: "2 Dec 2026 16:40 UTC", and its machine form.
+const (
+	memberTime    = "2 Jan 2006 15:04 UTC"
+	memberTimeISO = time.RFC3339
+)
+
+// siteForm is what a site form shows: the values as typed and an error
+// beside the field it is about (Field "" for one about the whole form).
+type siteForm struct {
+	URL, Schedule, Webhook string
+	Field, Error           string
+	Schedules              []scheduleOption
+	// MinWords says the service's minimum interval: "at least 1 hour apart".
+	MinWords string
+}
+
+// siteCard is one saved site on the dashboard: a table row at desktop
+// width, a card on a phone.
+type siteCard struct {
+	ID, URL, Schedule string
+	Ran, RanISO       string
+	State             runState
+	Trend             template.HTML
+	Critical          []string
+}
+
+// historyRow is one re-audit on the site page.
+type historyRow struct {
+	Ran, RanISO, Trigger, ReportID string
+	State                          runState
+	Regression                     bool
+	Changes                        []string
+}
+
+// historyTriggers say who started a re-audit.
+var historyTriggers = map[string]string{
+	string(audit.TriggerScheduled): "on schedule",
+	string(audit.TriggerMember):    "run now",
+}
+
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, ss session) {
+	s.renderDashboard(w, r, ss, http.StatusOK, s.newSiteForm("", "daily", ""))
+}
+
+func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, ss session, status int, form siteForm) {
+	sites, err := s.cfg.Members.MemberSites(r.Context(), ss.member.ID)
+	if err != nil {
+		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		return
+	}
+	cards := make([]siteCard, 0, len(sites))
+	for _, site := range sites {
+		c := siteCard{ID: site.ID, URL: site.URL, Schedule: scheduleWords(site.Schedule), State: notRunYet}
+		es, err := s.cfg.Members.History(r.Context(), site.ID, trendEntries, time.Time{})
+		if err != nil {
+			http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+			return
+		}
+		if len(es) > 0 {
+			c.Ran, c.RanISO = es[0].RanAt.UTC().Format(memberTime), es[0].RanAt.UTC().Format(memberTimeISO)
+			c.State, c.Critical, c.Trend = stateOf(es[0]), openCritical(es[0]), trendSVG(es)
+		}
+		cards = append(cards, c)
+	}
+	data := struct {
+		Email, CSRF string
+		Sites       []siteCard
+		Form        siteForm
+	}{ss.member.Email, ss.csrf, cards, form}
+	s.pages.renderPage(w, status, "dashboard", layout{Title: "Your saved sites", NoIndex: true, Data: data})
+}
+
+// newSiteForm is a site form holding the given values.
+func (s *Server) newSiteForm(u, sched, hook string) siteForm {
+	min := s.minInterval()
+	return siteForm{URL: u, Schedule: sched, Webhook: hook, Schedules: scheduleOptions(sched, min),
+		MinWords: "at least " + spanWords(min) + " apart"}
+}
+
+// minInterval is the shortest time between two re-audits of a site here.
+func (s *Server) minInterval() time.Duration {
+	if p := s.cfg.Policy.Reaudits; p != nil && p.MinInterval > 0 {
+		return p.MinInterval
+	}
+	return time.Hour
+}
+
+// formError is the form again with the error beside the field it is about.
+func (s *Server) formError(in siteInput, site records.Site, err error) siteForm {
+	form := s.newSiteForm(deref(in.URL), deref(in.Schedule), deref(in.WebhookURL))
+	form.Field, form.Error = s.fieldOf(in, site), errorFor(err).Message
+	form.Error = strings.TrimPrefix(form.Error, "webhook_url: ")
+	return form
+}
+
+// fieldOf finds the field of the form that checkSite refuses, by checking
+// each field alone against a site that is otherwise complete.
+func (s *Server) fieldOf(in siteInput, site records.Site) string {
+	for _, f := range []struct {
+		name string
+		in   siteInput
+	}{{"url", siteInput{URL: in.URL}}, {"schedule", siteInput{Schedule: in.Schedule}}, {"webhook_url", siteInput{WebhookURL: in.WebhookURL}}} {
+		probe := site
+		if probe.URL == "" {
+			probe.URL = "https://example.com/"
+		}
+		if probe.Schedule == "" {
+			probe.Schedule = "daily"
+		}
+		if s.checkSite(f.in, &probe) != nil {
+			return f.name
+		}
+	}
+	return ""
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// publicLink makes a path of this instance absolute when --public-url is set.
+func (s *Server) publicLink(path string) string {
+	if s.cfg.PublicURL == "" {
+		return path
+	}
+	return strings.TrimRight(s.cfg.PublicURL, "/") + path
+}
+
+func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, site records.Site, status int, form siteForm, secret string) {
+	es, err := s.cfg.Members.History(r.Context(), site.ID, 100, time.Time{})
+	if err != nil {
+		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		return
+	}
+	rows := make([]historyRow, 0, len(es))
+	for _, e := range es {
+		trig := historyTriggers[e.Trigger]
+		if trig == "" {
+			trig = e.Trigger
+		}
+		rows = append(rows, historyRow{Ran: e.RanAt.UTC().Format(memberTime), RanISO: e.RanAt.UTC().Format(memberTimeISO),
+			Trigger: trig, ReportID: e.ReportID, State: stateOf(e), Regression: e.Regression, Changes: changeLog(e)})
+	}
+	delivery := ""
+	if !site.WebhookAt.IsZero() {
+		delivery = site.WebhookAt.UTC().Format(memberTime) + ": " + site.WebhookResult + "."
+	}
+	badge := s.publicLink("/badge/" + site.BadgeToken + ".svg")
+	data := struct {
+		Site                   records.Site
+		Schedule, CSRF, Secret string
+		Badge, BadgeMarkdown   string
+		BadgeHTML, Delivery    string
+		Entries                []historyRow
+		Form                   siteForm
+	}{site, scheduleWords(site.Schedule), ss.csrf, secret, badge,
+		"![What AI crawlers see, by Lekta](" + badge + ")",
+		`<img src="` + badge + `" alt="What AI crawlers see, by Lekta" height="20">`,
+		delivery, rows, form}
+	s.pages.renderPage(w, status, "site", layout{Title: "Saved site", NoIndex: true, Data: data})
+}
+
+// sinceLines is the change log shown on the report page of a re-audit.
+func (s *Server) sinceLines(ctx context.Context, reportID string) []string {
+	if s.cfg.Members == nil {
+		return nil
+	}
+	e, err := s.cfg.Members.EntryByReport(ctx, reportID)
+	if err != nil {
+		return nil
+	}
+	if lines := changeLog(e); len(lines) > 0 {
+		return lines
+	}
+	return []string{"Nothing that change tracking follows has changed."}
+}
