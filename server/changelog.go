@@ -44,13 +44,14 @@ func changeLog(e records.Entry) []string {
 		}
 		return []string{"First audit: nothing to compare with yet."}
 	}
+	// A run that fetched nothing changed nothing: its findings are not
+	// resolved, only unchecked.
+	if !fetched {
+		return []string{capitalise(st.Words) + ": nothing was fetched or compared this time."}
+	}
 	var out []string
-	if c.StatusBefore != "" || !fetched {
-		if !fetched {
-			out = append(out, capitalise(st.Words)+"; nothing was compared.")
-		} else {
-			out = append(out, "The page was fetched again; the previous run was "+stateOf(records.Entry{Status: c.StatusBefore}).Words+".")
-		}
+	if c.StatusBefore != "" {
+		out = append(out, "The page was fetched again; the previous run was "+stateOf(records.Entry{Status: c.StatusBefore}).Words+".")
 	}
 	out = append(out, shareChange("text", c.TextShareBefore, e.TextShare)...)
 	out = append(out, shareChange("links", c.LinkShareBefore, e.LinkShare)...)

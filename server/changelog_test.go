@@ -1,0 +1,84 @@
+package server
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"lekta.dev/lekta/records"
+	"lekta.dev/lekta/schedule"
+)
+
+// addRuns records runs of a saved site as the scheduler would, each
+// compared with the one before it, oldest first.
+func (h *memberHarness) addRuns(siteID string, start time.Time, runs []schedule.Summary, status []string) {
+	h.tb.Helper()
+	var prev *schedule.Summary
+	for i, sum := range runs {
+		c := schedule.Compare(prev, sum)
+		cj, _ := json.Marshal(c)
+		sj, _ := json.Marshal(sum)
+		at := start.Add(time.Duration(i) * time.Hour)
+		e := records.Entry{ID: records.HistoryID(siteID, at), SiteID: siteID, DueAt: at, RanAt: at, Trigger: "scheduled",
+			Status: status[i], TextShare: sum.TextShare, LinkShare: sum.LinkShare, Regression: c.Regression, Changes: cj, Summary: sj}
+		if status[i] == "skipped" {
+			e.Rule = "Disallow: /"
+		}
+		if _, err := h.db.AddEntry(h.tb.Context(), e); err != nil {
+			h.tb.Fatal(err)
+		}
+		prev = &runs[i]
+	}
+}
+
+// TestChangeLogInWords shows a site's history as people read it: fields
+// named as the report page names them, findings by their titles, each
+// change once, numbers without quotes, "First audit" for the first run and
+// a run that fetched nothing saying so.
+func TestChangeLogInWords(t *testing.T) {
+	h := newMemberHarness(t, memberOpts{})
+	m, auth := h.member("ana@example.com")
+	site, err := h.db.AddSite(t.Context(), records.Site{MemberID: m.ID, URL: "https://shop.example/p", Schedule: "daily"}, 10, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lane := func(title string, words int) schedule.LaneSummary {
+		return schedule.LaneSummary{Title: title, H1: []string{}, JSONLDTypes: []string{}, WordCount: words, LinkCount: 4, Present: true}
+	}
+	first := schedule.Summary{Status: "complete", TextShare: share(0.9), LinkShare: share(1), Plain: lane("Shop", 100), Render: lane("Shop", 110),
+		Findings: []schedule.FindingKey{}}
+	second := schedule.Summary{Status: "complete", TextShare: share(0.5), LinkShare: share(1), Plain: lane("Shop", 300), Render: lane("Shop, now open", 320),
+		Findings: []schedule.FindingKey{{Code: "robots.noindex_render_only", Severity: "critical"}}}
+	third := schedule.Summary{Status: "skipped", Findings: []schedule.FindingKey{{Code: "robots.disallowed", Severity: "critical"}}}
+	h.addRuns(site.ID, time.Now().Add(-3*time.Hour), []schedule.Summary{first, second, third}, []string{"complete", "complete", "skipped"})
+
+	b := &browser{h: h, cookies: map[string]string{}}
+	_, page := b.send("GET", "/members", nil)
+	b.send("POST", "/members/sign-in", map[string][]string{"key": {strings.TrimPrefix(auth["Authorization"], "Bearer ")}, "csrf": {csrfOf(t, page)}})
+	_, page = b.send("GET", "/members/sites/"+site.ID, nil)
+	_, hist, _ := strings.Cut(page, "<h2>History</h2>")
+	hist, _, _ = strings.Cut(hist, "</table>")
+	text := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(hist, "\n")
+	for _, want := range []string{
+		"First audit",
+		"Title (rendered): “Shop” → “Shop, now open”",
+		"Words of text (plain): 100 → 300",
+		"New critical finding: Robots: noindex only after JavaScript.",
+		"The share of the text AI crawlers see fell from 90% to 50%.",
+		"Blocked by robots.txt",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the history does not say %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "Robots: noindex only after JavaScript"); n != 1 {
+		t.Errorf("the new finding is listed %d times, want once:\n%s", n, text)
+	}
+	for _, bad := range []string{"robots.noindex_render_only", "word_count", `"100"`, "no change", ";\n"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the history shows %q:\n%s", bad, text)
+		}
+	}
+}
