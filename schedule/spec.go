@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"lekta.dev/lekta/compare"
 )
 
 // Conditions of ParseSpec and ParseWindow.
@@ -72,7 +74,7 @@ func (sp Spec) AtLeast(min time.Duration) Spec {
 
 func (sp Spec) check(s string, min time.Duration) error {
 	if sp.Interval < min {
-		return fmt.Errorf("%w: %q: re-audits of a site are at least %s apart on this service", ErrTooFrequent, s, min)
+		return fmt.Errorf("%w: %q: re-audits of a site are at least %s apart on this service", ErrTooFrequent, s, compare.Span(min))
 	}
 	return nil
 }
