@@ -50,12 +50,23 @@ func changeLog(e records.Entry) []string {
 		return []string{capitalise(st.Words) + ": nothing was fetched or compared this time."}
 	}
 	var out []string
-	if c.StatusBefore != "" {
-		out = append(out, "The page was fetched again; the previous run was "+stateOf(records.Entry{Status: c.StatusBefore}).Words+".")
+	afterNothing := false
+	switch c.StatusBefore {
+	case "":
+	case "complete":
+		out = append(out, "One lane did not finish this time.")
+	case "partial":
+		out = append(out, "Both lanes finished this time.")
+	default:
+		afterNothing = true
+		out = append(out, "Fetched again after a run that fetched nothing ("+stateOf(records.Entry{Status: c.StatusBefore}).Words+").")
 	}
 	out = append(out, shareChange("text", c.TextShareBefore, e.TextShare)...)
 	out = append(out, shareChange("links", c.LinkShareBefore, e.LinkShare)...)
 	for _, f := range c.Fields {
+		if afterNothing && f.Field == "document" {
+			continue // the line above says it
+		}
 		out = append(out, fieldChange(f))
 	}
 	for _, f := range c.Appeared {

@@ -41,7 +41,7 @@ func TestSiteForms(t *testing.T) {
 
 	cases := []struct {
 		name, field, want string
-		form             url.Values
+		form              url.Values
 	}{
 		{"refused address", "url", "", url.Values{"url": {"http://10.0.0.7/admin"}, "schedule": {"6h"}, "webhook_url": {"hooks.example/lekta"}}},
 		{"too frequent", "schedule", "at least 1 hour apart", url.Values{"url": {"http://shop.example/p"}, "schedule": {"30m"}, "webhook_url": {""}}},
