@@ -279,7 +279,7 @@ func warnDurability(ctx context.Context, store cache.Store, stderr io.Writer) {
 		return
 	}
 	for _, w := range got.Warnings() {
-		fmt.Fprintf(stderr, "lekta: warning: %s (see README, \"Redis in production\")\n", w)
+		fmt.Fprintf(stderr, "lekta: warning: %s (see docs/state.md, \"Redis in production\")\n", w)
 	}
 }
 
