@@ -298,7 +298,7 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 		Site                                 records.Site
 		CSRF, Error, Secret, Badge, Delivery string
 		Entries                              []entryRow
-	}{site, ss.csrf, msg, secret, "/badge/" + site.BadgeToken + ".svg", delivery, rows}
+	}{site, ss.csrf, msg, secret, s.badgeURL(site), delivery, rows}
 	s.pages.renderPage(w, status, "site", layout{Title: "Saved site", NoIndex: true, Data: data})
 }
 
