@@ -50,7 +50,7 @@ func formatPer(d time.Duration) string {
 }
 
 // FormatWindows writes windows the way ParseWindows reads them, e.g.
-// "1/1m,5/1h": for flag defaults, the /bot page and the README.
+// "1/1m,5/1h": for flag defaults, the /bot page and the docs.
 func FormatWindows(ws []Window) string {
 	parts := make([]string, len(ws))
 	for i, w := range ws {

@@ -2,7 +2,7 @@ package compare
 
 import "slices"
 
-// Finding codes. They are stable: reports, the README and API clients rely
+// Finding codes. They are stable: reports, docs/report.md and API clients rely
 // on them. FindingCodes describes each one.
 const (
 	CodeTitleRenderOnly           = "title.render_only"
@@ -120,7 +120,7 @@ var pipelineCodes = []string{
 	CodeSiteDNS, CodeSiteRefused, CodeSiteTLS, CodeSiteTimeout, CodeSiteNetwork,
 }
 
-// CodeInfo describes one finding code, for the report page and the README.
+// CodeInfo describes one finding code, for the report page and docs/report.md.
 type CodeInfo struct {
 	Code string `json:"code"`
 	// Severity is the highest severity a finding with this code can have.

@@ -11,7 +11,7 @@ const (
 )
 
 // Finding is one thing the report tells a site owner. Codes are stable dotted
-// names (title.render_only) listed in the README.
+// names (title.render_only) listed in docs/report.md.
 type Finding struct {
 	Code     string   `json:"code"`
 	Severity Severity `json:"severity"`

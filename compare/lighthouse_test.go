@@ -166,7 +166,7 @@ func TestLinkTextLighthouse(t *testing.T) {
 
 // TestCrawlableAnchorsLighthouse: which anchors a crawler cannot follow,
 // as Lighthouse's crawlable-anchors audit judges them (and where Lekta is
-// stricter, as the README's table says).
+// stricter, as the table of docs/report.md says).
 func TestCrawlableAnchorsLighthouse(t *testing.T) {
 	t.Parallel()
 	const mark = "data-lekta-listener-0123abcd"

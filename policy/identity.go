@@ -1,6 +1,12 @@
 package policy
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+)
 
 // Identity is who LektaBot says it is. Token and info URL are
 // configuration; the bot never impersonates a browser or another crawler.
@@ -26,4 +32,18 @@ func (id Identity) PlainUA() string {
 // RenderSuffix is appended to the browser's own User-Agent in the render lane.
 func (id Identity) RenderSuffix() string {
 	return fmt.Sprintf(" %s/%s (+%s)", id.Token, id.Version, id.InfoURL)
+}
+
+// ParseInfoURL checks an info URL for the user agents: an absolute http or
+// https URL with a host, and nothing that would end or break the user
+// agent's comment (white space, control characters, parentheses).
+func ParseInfoURL(s string) (string, error) {
+	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == '(' || r == ')' }) {
+		return "", errors.New("an info URL must not contain spaces, control characters or parentheses, which would break the user agent")
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return "", errors.New("want an absolute http:// or https:// URL, such as https://audit.example.com/bot")
+	}
+	return s, nil
 }

@@ -401,7 +401,7 @@ func findIssue(issues []RobotsIssue, code IssueCode) *RobotsIssue {
 }
 
 // TestRobotsFixtures checks the files under testdata/robots, which the CLI
-// tests and the README use too.
+// tests and the docs use too.
 func TestRobotsFixtures(t *testing.T) {
 	t.Parallel()
 	body, err := os.ReadFile(filepath.Join("testdata", "robots", "rfc9309-example.txt"))

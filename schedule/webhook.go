@@ -75,7 +75,7 @@ func Sign(secret string, t time.Time, body []byte) string {
 }
 
 // Verify checks a Lekta-Signature header against body, refusing one older
-// than tolerance at now (what a receiver does; see the README).
+// than tolerance at now (what a receiver does; see docs/members.md).
 func Verify(secret, header string, body []byte, now time.Time, tolerance time.Duration) error {
 	var ts, sig string
 	for _, part := range strings.Split(header, ",") {

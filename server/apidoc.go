@@ -41,6 +41,10 @@ type apiProperty struct {
 	Required                bool
 }
 
+// operationMethods are the fields of an OpenAPI 3.1 path item that hold an
+// operation, in the order the page lists them.
+var operationMethods = []string{"get", "post", "put", "patch", "delete", "head", "options", "trace"}
+
 // loadAPIDoc reads the embedded document into the page's view.
 func loadAPIDoc() (apiDoc, error) {
 	b, err := webFS.ReadFile("web/openapi.json")
@@ -56,7 +60,7 @@ func loadAPIDoc() (apiDoc, error) {
 	paths := m(d["paths"])
 	for _, p := range slices.Sorted(mapKeys(paths)) {
 		item := m(paths[p])
-		for _, method := range []string{"get", "post", "put", "delete"} {
+		for _, method := range operationMethods {
 			op := m(item[method])
 			if op == nil {
 				continue

@@ -66,12 +66,14 @@ type botPageView struct {
 	TypicalCount     int
 	AllowExample     string
 	CrawlDelayWindow string
+	// VerifyURL is the address of /bot/verify, absolute with a public URL.
+	VerifyURL string
 }
 
 type changeView struct{ Version, Date, What string }
 
 // botPage serves /bot from the policy in force.
-func botPage(pg *pages, p Policy, d *durations) (http.Handler, error) {
+func botPage(pg *pages, p Policy, link func(path string) string, d *durations) (http.Handler, error) {
 	changes, err := policyChanges()
 	if err != nil {
 		return nil, err
@@ -83,6 +85,7 @@ func botPage(pg *pages, p Policy, d *durations) (http.Handler, error) {
 		}
 		p50, p95, n, measured := d.spread()
 		v.Typical, v.TypicalMeasured, v.TypicalCount = compare.Duration(p50)+" to "+compare.Duration(p95), measured, n
+		v.VerifyURL = link("/bot/verify")
 		v.AllowExample = "User-agent: " + v.Token + "\nDisallow: /admin/\nDisallow: /checkout/\nAllow: /\n"
 		if len(v.Windows) > 0 {
 			v.CrawlDelayWindow = v.Windows[0]

@@ -134,14 +134,6 @@ func deref(p *string) string {
 	return *p
 }
 
-// publicLink makes a path of this instance absolute when --public-url is set.
-func (s *Server) publicLink(path string) string {
-	if s.cfg.PublicURL == "" {
-		return path
-	}
-	return strings.TrimRight(s.cfg.PublicURL, "/") + path
-}
-
 func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, site records.Site, status int, form siteForm, secret string) {
 	es, err := s.cfg.Members.History(r.Context(), site.ID, 100, time.Time{})
 	if err != nil {
@@ -161,7 +153,7 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 	if !site.WebhookAt.IsZero() {
 		delivery = site.WebhookAt.UTC().Format(memberTime) + ": " + site.WebhookResult + "."
 	}
-	badge := s.publicLink("/badge/" + site.BadgeToken + ".svg")
+	badge := s.badgeURL(site)
 	data := struct {
 		Site                   records.Site
 		Schedule, CSRF, Secret string

@@ -31,7 +31,7 @@ type metrics struct {
 	verifies     *prometheus.CounterVec
 }
 
-// Metric names, for the README and the tests.
+// Metric names, for docs/operators.md and the tests.
 const (
 	metricAudits       = "lekta_audits_total"
 	metricLaneDuration = "lekta_lane_duration_seconds"

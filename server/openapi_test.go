@@ -243,3 +243,30 @@ func TestOpenAPIValidatorCatches(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIPageListsEveryOperation reads the OpenAPI document on its own and
+// requires the rendered /api page to name every operation in it, each
+// method of each path, in its list and as a section heading.
+func TestAPIPageListsEveryOperation(t *testing.T) {
+	h := newHarness(t)
+	resp, b := h.do("GET", "/api", "", nil)
+	wantStatus(t, resp, b, http.StatusOK)
+	page := string(b)
+	methods := []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+	n := 0
+	for path, item := range obj(loadSpec(t)["paths"]) {
+		for key := range obj(item) {
+			if !slices.Contains(methods, key) {
+				continue // parameters, summary, servers: not operations
+			}
+			n++
+			op := "<code>" + strings.ToUpper(key) + " " + path + "</code>"
+			if c := strings.Count(page, op); c != 2 {
+				t.Errorf("/api shows %s %d times, want 2 (the list of operations and its section)", op, c)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the OpenAPI document has no operations")
+	}
+}

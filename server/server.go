@@ -84,6 +84,11 @@ type Config struct {
 	Auditor Auditor
 	// Policy is what /bot shows; it must describe the configuration in force.
 	Policy Policy
+	// PublicURL is the absolute http(s) address this instance is reached
+	// at (--public-url; see ParsePublicURL), "" when it is not known. With
+	// it, the addresses the server gives out for use elsewhere (badges,
+	// the links of /bot) are absolute; without it they are paths.
+	PublicURL string
 	// Queue is the shared queue audits wait in; required.
 	Queue Queue
 	// MaxStartWait is the longest a queued audit may wait for its start;
@@ -117,10 +122,6 @@ type Config struct {
 	// (DefaultSitesPerMember, DefaultRunsPerHour).
 	SitesPerMember int
 	RunsPerHour    int
-	// PublicURL is the absolute address this instance is reached at
-	// ("https://lekta.example"); links it hands out are made absolute with
-	// it. Empty: links stay relative.
-	PublicURL string
 	Logger    *slog.Logger
 	Now       func() time.Time
 }
@@ -186,6 +187,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RunsPerHour <= 0 {
 		cfg.RunsPerHour = DefaultRunsPerHour
 	}
+	if cfg.PublicURL != "" {
+		u, err := ParsePublicURL(cfg.PublicURL)
+		if err != nil {
+			return nil, fmt.Errorf("server: public URL %q: %w", cfg.PublicURL, err)
+		}
+		cfg.PublicURL = u
+	}
 	if cfg.Members != nil && cfg.Guard == nil {
 		return nil, errors.New("server: Members needs a Guard")
 	}
@@ -199,7 +207,7 @@ func New(cfg Config) (*Server, error) {
 	if s.apiReference, err = apiPage(pg); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	if s.botPolicy, err = botPage(pg, cfg.Policy, s.durations); err != nil {
+	if s.botPolicy, err = botPage(pg, cfg.Policy, s.link, s.durations); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.metrics = newMetrics(s, cfg.ContextsInUse)

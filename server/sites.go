@@ -68,14 +68,15 @@ type historyEntry struct {
 	Changes    json.RawMessage `json:"changes"`
 }
 
-func siteView(s records.Site, showSecret bool) siteJSON {
-	v := siteJSON{ID: s.ID, URL: s.URL, Schedule: s.Schedule, WebhookURL: s.WebhookURL,
-		BadgeURL: "/badge/" + s.BadgeToken + ".svg", CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
-	if showSecret && s.WebhookURL != "" {
-		v.WebhookSecret = s.WebhookSecret
+// siteView is a site as the API shows it.
+func (s *Server) siteView(site records.Site, showSecret bool) siteJSON {
+	v := siteJSON{ID: site.ID, URL: site.URL, Schedule: site.Schedule, WebhookURL: site.WebhookURL,
+		BadgeURL: s.badgeURL(site), CreatedAt: site.CreatedAt, UpdatedAt: site.UpdatedAt}
+	if showSecret && site.WebhookURL != "" {
+		v.WebhookSecret = site.WebhookSecret
 	}
-	if !s.WebhookAt.IsZero() {
-		v.LastWebhook = &lastWebhook{At: s.WebhookAt, Result: s.WebhookResult}
+	if !site.WebhookAt.IsZero() {
+		v.LastWebhook = &lastWebhook{At: site.WebhookAt, Result: site.WebhookResult}
 	}
 	return v
 }
@@ -241,7 +242,7 @@ func (s *Server) createSite() http.Handler {
 			return memberError(err)
 		}
 		w.Header().Set("Location", "/api/v1/sites/"+site.ID)
-		writeJSON(w, http.StatusCreated, siteView(site, true))
+		writeJSON(w, http.StatusCreated, s.siteView(site, true))
 		return nil
 	})
 }
@@ -256,7 +257,7 @@ func (s *Server) listSites() http.Handler {
 			Sites []siteJSON `json:"sites"`
 		}{Sites: []siteJSON{}}
 		for _, site := range sites {
-			v := siteView(site, false)
+			v := s.siteView(site, false)
 			if e, err := s.cfg.Members.LatestEntry(r.Context(), site.ID); err == nil {
 				ev := entryView(e)
 				v.Latest = &ev
@@ -274,7 +275,7 @@ func (s *Server) getSite() http.Handler {
 		if err != nil {
 			return err
 		}
-		v := siteView(site, false)
+		v := s.siteView(site, false)
 		if e, err := s.cfg.Members.LatestEntry(r.Context(), site.ID); err == nil {
 			ev := entryView(e)
 			v.Latest = &ev
@@ -302,7 +303,7 @@ func (s *Server) patchSite() http.Handler {
 			return memberError(err)
 		}
 		site.UpdatedAt = s.cfg.Now().UTC()
-		writeJSON(w, http.StatusOK, siteView(site, site.WebhookURL != before))
+		writeJSON(w, http.StatusOK, s.siteView(site, site.WebhookURL != before))
 		return nil
 	})
 }

@@ -199,7 +199,7 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 	if err != nil {
 		return nil, err
 	}
-	p := &parts{identity: policy.DefaultIdentity(), guard: g, limits: l}
+	p := &parts{identity: c.recordsFlags.identity(), guard: g, limits: l}
 	if p.records, err = c.openRecords(ctx, c.getenv); err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ import (
 
 // TestDeployTopology starts docs/deploy.md's topology as processes: a
 // throw-away PostgreSQL, a private Redis with the durability settings the
-// README requires, three lekta serve and a TLS reverse proxy in front of
+// docs/state.md requires, three lekta serve and a TLS reverse proxy in front of
 // them (round robin, X-Forwarded-For and -Proto). Audits submitted through
 // the proxy run, their reports are readable through it whichever instance
 // answers, every instance is ready, and none warns about Redis.

@@ -31,8 +31,8 @@ func (f *reauditFlags) register(fs *flag.FlagSet) {
 }
 
 // config checks the flags into the queue's configuration; errors name the
-// flag. renderers and queue are serve's --renderers and --queue.
-func (f *reauditFlags) config(p *parts, cfg *config, renderers, queue int, logger *slog.Logger) (schedule.Config, error) {
+// flag. sf has serve's --renderers, --queue and --public-url.
+func (f *reauditFlags) config(p *parts, cfg *config, sf *serveFlags, logger *slog.Logger) (schedule.Config, error) {
 	loc, err := time.LoadLocation(f.timezone)
 	if err != nil {
 		return schedule.Config{}, fmt.Errorf("--reaudit-timezone %q: %w", f.timezone, err)
@@ -63,16 +63,17 @@ func (f *reauditFlags) config(p *parts, cfg *config, renderers, queue int, logge
 	rc, _ := cfg.databaseFlags.config(cfg.getenv)
 	return schedule.Config{
 		Records: p.records, DatabaseURL: rc.DatabaseURL, DataDir: rc.DataDir, Guard: p.guard,
-		Renderers: renderers, QueueLimit: queue, Timeout: cfg.timeout,
+		Renderers: sf.renderers, QueueLimit: sf.queue, Timeout: cfg.timeout,
 		Window: w, MinInterval: f.minInterval, Tick: tick, CacheTTL: p.limits.CacheTTL,
 		JobTimeout: job, RescueAfter: f.rescueAfter, Logger: logger,
+		ReportURL: func(id string) string { return server.PublicLink(sf.publicURL, "/r/"+id) },
 	}, nil
 }
 
 // startScheduler builds the queue, on River; serve starts it once the
 // server, which runs its audits, exists.
-func (f *reauditFlags) startScheduler(ctx context.Context, p *parts, cfg *config, renderers, queue int, logger *slog.Logger) (*schedule.Scheduler, schedule.Config, error) {
-	sc, err := f.config(p, cfg, renderers, queue, logger)
+func (f *reauditFlags) startScheduler(ctx context.Context, p *parts, cfg *config, sf *serveFlags, logger *slog.Logger) (*schedule.Scheduler, schedule.Config, error) {
+	sc, err := f.config(p, cfg, sf, logger)
 	if err != nil {
 		return nil, sc, exitWith(exitBadInput, err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"lekta.dev/lekta/compare"
-	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/verify"
 )
@@ -172,7 +171,7 @@ func runRecordsVerify(ctx context.Context, args []string, getenv func(string) st
 	if err != nil {
 		return exitWith(exitBadInput, err)
 	}
-	vc, err := rf.verifyConfig(policy.DefaultIdentity())
+	vc, err := rf.verifyConfig(rf.identity())
 	if err != nil {
 		return exitWith(exitBadInput, err)
 	}

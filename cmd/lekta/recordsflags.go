@@ -18,14 +18,19 @@ import (
 const defaultRequestTTL = 7 * 24 * time.Hour
 
 // recordsFlags are the request-records flags that audit, serve and
-// records share.
+// records share, with the bot's info URL: the lanes send it in their user
+// agents, and verification matches the user agents it makes.
 type recordsFlags struct {
 	requestTTL time.Duration
 	egress     listFlag
+	// botInfoURL is --bot-info-url; "" is the default identity's (serve
+	// sets it to --public-url's /bot first).
+	botInfoURL string
 }
 
 func (r *recordsFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&r.requestTTL, "request-records-ttl", defaultRequestTTL, "how long a record of each request sent to a site is kept for operators' verification; 0 keeps none")
+	fs.StringVar(&r.botInfoURL, "bot-info-url", "", "the address both lanes' user agents name, where site operators read what LektaBot does (default: --public-url followed by /bot when serve has one, else "+policy.DefaultIdentity().InfoURL+")")
 	fs.Var(&r.egress, "egress-addr", "IP (repeatable): a public address this instance's requests leave from (behind NAT), accepted by verification as the source of our requests")
 }
 
@@ -33,6 +38,11 @@ func (r *recordsFlags) register(fs *flag.FlagSet) {
 func (r *recordsFlags) parsed() ([]netip.Addr, error) {
 	if r.requestTTL < 0 {
 		return nil, fmt.Errorf("--request-records-ttl %s: must be 0 (off) or positive", r.requestTTL)
+	}
+	if r.botInfoURL != "" {
+		if _, err := policy.ParseInfoURL(r.botInfoURL); err != nil {
+			return nil, fmt.Errorf("--bot-info-url %q: %w", r.botInfoURL, err)
+		}
 	}
 	var out []netip.Addr
 	for _, v := range r.egress {
@@ -43,6 +53,16 @@ func (r *recordsFlags) parsed() ([]netip.Addr, error) {
 		out = append(out, a.Unmap().WithZone(""))
 	}
 	return out, nil
+}
+
+// identity is the bot's identity with --bot-info-url in force; parsed
+// checked the URL.
+func (r *recordsFlags) identity() policy.Identity {
+	id := policy.DefaultIdentity()
+	if r.botInfoURL != "" {
+		id.InfoURL = r.botInfoURL
+	}
+	return id
 }
 
 // verifyConfig is the matcher's configuration from the flags.

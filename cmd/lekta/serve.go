@@ -49,6 +49,10 @@ type serveFlags struct {
 	contact    string
 	grace      time.Duration
 	reaudit    reauditFlags
+
+	// publicURL is --public-url, checked and without a trailing slash
+	// once parsed has run.
+	publicURL string
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
@@ -59,6 +63,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.proxies, "trusted-proxy", "CIDR or IP (repeatable): peers whose X-Forwarded-For names the client")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.contact, "contact", "", "where site operators reach you (mailto: or https: URL, or text), shown on /bot")
+	fs.StringVar(&f.publicURL, "public-url", "", "the absolute http(s) address this instance is reached at (https://audit.example.com): webhook report_urls, badge addresses and /bot's links become absolute, and --bot-info-url defaults to it followed by /bot")
 	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM, how long running audits may take to finish before they are cancelled; queued ones stay queued")
 	f.reaudit.register(fs)
 }
@@ -86,6 +91,13 @@ func (f *serveFlags) parsed() ([]cache.Window, []netip.Prefix, error) {
 		return nil, nil, fmt.Errorf("--queue %d: must be at least 1", f.queue)
 	case f.grace <= 0:
 		return nil, nil, fmt.Errorf("--shutdown-grace %s: must be positive", f.grace)
+	}
+	if f.publicURL != "" {
+		u, err := server.ParsePublicURL(f.publicURL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--public-url %q: %w", f.publicURL, err)
+		}
+		f.publicURL = u
 	}
 	return ws, ps, nil
 }
@@ -129,6 +141,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return exitWith(exitBadInput, err)
 	}
+	if cfg.botInfoURL == "" && sf.publicURL != "" {
+		cfg.botInfoURL = server.PublicLink(sf.publicURL, "/bot")
+	}
 	if _, _, err := cfg.validate(); err != nil {
 		return exitWith(exitBadInput, err)
 	}
@@ -156,7 +171,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		stopSweep()
 		<-swept
 	}()
-	sched, sc, err := sf.reaudit.startScheduler(ctx, p, &cfg, sf.renderers, sf.queue, logger)
+	sched, sc, err := sf.reaudit.startScheduler(ctx, p, &cfg, &sf, logger)
 	if err != nil {
 		return err
 	}
@@ -208,6 +223,7 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
 			RequestRecordsTTL: cfg.requestTTL, PublicAddrUnknown: !publicAddrKnown(vc.Egress),
 		},
+		PublicURL:  sf.publicURL,
 		ClientRate: clientRate, TrustedProxies: proxies, ShutdownGrace: sf.grace,
 		// A submitter waits for a queued audit's start at most the hard
 		// limit plus a minute; a later start is refused with 429.
@@ -279,7 +295,7 @@ func warnDurability(ctx context.Context, store cache.Store, stderr io.Writer) {
 		return
 	}
 	for _, w := range got.Warnings() {
-		fmt.Fprintf(stderr, "lekta: warning: %s (see README, \"Redis in production\")\n", w)
+		fmt.Fprintf(stderr, "lekta: warning: %s (see docs/state.md, \"Redis in production\")\n", w)
 	}
 }
 

@@ -30,6 +30,10 @@ func TestServeRejectsBadFlags(t *testing.T) {
 		{"request records ttl", []string{"--request-records-ttl", "-1h"}, nil, "--request-records-ttl"},
 		{"egress addr from the environment", nil, map[string]string{"LEKTA_EGRESS_ADDR": "203.0.113.9,not-an-ip"}, `--egress-addr "not-an-ip"`},
 		{"address in use or bad", []string{"--addr", "256.0.0.1:1"}, nil, "--addr"},
+		{"public url without a scheme", []string{"--public-url", "audit.example.com"}, nil, `--public-url "audit.example.com"`},
+		{"public url with a query", nil, map[string]string{"LEKTA_PUBLIC_URL": "https://audit.example.com/?x=1"}, "--public-url"},
+		{"bot info url relative", []string{"--bot-info-url", "/bot"}, nil, `--bot-info-url "/bot"`},
+		{"bot info url breaking the user agent", nil, map[string]string{"LEKTA_BOT_INFO_URL": "https://example.com/bot)"}, "--bot-info-url"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,6 @@
 // crawlable-anchors, robots-txt) on cases written from Lighthouse's unit
 // tests, its SEO test pages and its audit source. Its test holds the cases
 // and requires at least 95% agreement per audit, apart from the listed
-// cases where Lekta answers otherwise on purpose (the README's table says
+// cases where Lekta answers otherwise on purpose (the table of docs/report.md says
 // why). It has no code outside its tests.
 package parity

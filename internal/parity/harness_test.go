@@ -34,14 +34,14 @@ const (
 var audits = []audit{documentTitle, httpStatusCode, isCrawlable, canonical, hreflang, metaDescription, linkText, crawlableAnchors, robotsTxt}
 
 // lhCase is one case: a page, Lighthouse's answer on it, and, when Lekta
-// answers otherwise on purpose, the README row that says why.
+// answers otherwise on purpose, the row of docs/report.md that says why.
 type lhCase struct {
 	audit audit
 	// from names the Lighthouse test, test page or source it is written from.
 	from string
 	page page
 	pass bool // Lighthouse passes the page
-	// differ is the key of the README row ("lekta-differs: <key>") saying
+	// differ is the key of the docs/report.md row ("lekta-differs: <key>") saying
 	// why Lekta answers otherwise; "" when Lekta must agree.
 	differ string
 }
@@ -191,10 +191,10 @@ func fetchRobots(tb testing.TB, f *robotsFile) policy.RobotsResult {
 // TestLighthouseParity decides every case with Lekta and requires, per
 // audit, at least 95% agreement with Lighthouse on the cases where Lekta
 // should agree; a case listed as a deliberate difference must differ (or
-// come off the list) and be explained in the README.
+// come off the list) and be explained in docs/report.md.
 func TestLighthouseParity(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/report.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +213,8 @@ func TestLighthouseParity(t *testing.T) {
 					if got == c.pass {
 						t.Errorf("%s: listed as a deliberate difference (%s) but Lekta agrees with Lighthouse", c.from, c.differ)
 					}
-					if !strings.Contains(string(readme), "lekta-differs: "+c.differ) {
-						t.Errorf("%s: the README's table has no row for %q", c.from, c.differ)
+					if !strings.Contains(string(doc), "lekta-differs: "+c.differ) {
+						t.Errorf("%s: the table of docs/report.md has no row for %q", c.from, c.differ)
 					}
 					continue
 				}
