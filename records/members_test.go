@@ -150,6 +150,23 @@ func TestSitesAndHistory(t *testing.T) {
 			if len(older) != 3 {
 				t.Fatalf("History before the second: %d entries, want 3", len(older))
 			}
+			// Recent: the newest of each site, only the newest with its summary.
+			last := now.Add(10 * time.Hour)
+			if _, err := db.AddEntry(bg, Entry{ID: HistoryID(s.ID, last), SiteID: s.ID, DueAt: last, RanAt: last, Trigger: "member",
+				Status: "complete", TextShare: &share, Summary: json.RawMessage(`{"findings":[{"code":"robots.disallowed"}]}`)}); err != nil {
+				t.Fatal(err)
+			}
+			recent, err := db.Recent(bg, []string{s.ID, sites[1].ID}, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := recent[s.ID]; len(r) != 3 || !r[0].RanAt.Equal(last) || !r[0].Disallowed || r[1].Disallowed ||
+				!strings.Contains(string(r[0].Summary), "robots.disallowed") || len(r[1].Summary) != 0 || r[0].Trigger != "member" {
+				t.Fatalf("Recent = %+v", r)
+			}
+			if len(recent[sites[1].ID]) != 0 {
+				t.Fatalf("Recent of a site without history: %+v", recent[sites[1].ID])
+			}
 			if _, err := db.ChargeRun(bg, m.ID, now, 2); err != nil {
 				t.Fatal(err)
 			}

@@ -61,15 +61,19 @@ func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, ss sess
 		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
 		return
 	}
+	ids := make([]string, len(sites))
+	for i, site := range sites {
+		ids[i] = site.ID
+	}
+	recent, err := s.cfg.Members.Recent(r.Context(), ids, trendEntries)
+	if err != nil {
+		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		return
+	}
 	cards := make([]siteCard, 0, len(sites))
 	for _, site := range sites {
 		c := siteCard{ID: site.ID, URL: site.URL, Schedule: scheduleWords(site.Schedule), State: notRunYet}
-		es, err := s.cfg.Members.History(r.Context(), site.ID, trendEntries, time.Time{})
-		if err != nil {
-			http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
-			return
-		}
-		if len(es) > 0 {
+		if es := recent[site.ID]; len(es) > 0 {
 			c.Ran, c.RanISO = es[0].RanAt.UTC().Format(memberTime), es[0].RanAt.UTC().Format(memberTimeISO)
 			c.State, c.Critical, c.Trend = stateOf(es[0]), openCritical(es[0]), trendSVG(es)
 		}

@@ -107,7 +107,7 @@ func sharesOf(e records.Entry) (text, links *float64) {
 	default:
 		return nil, nil
 	}
-	if e.Rule != "" || bytes.Contains(e.Summary, []byte(`"code":"`+compare.CodeRobotsDisallowed+`"`)) {
+	if e.Rule != "" || e.Disallowed || bytes.Contains(e.Summary, []byte(`"code":"`+compare.CodeRobotsDisallowed+`"`)) {
 		return nil, nil
 	}
 	return e.TextShare, e.LinkShare
