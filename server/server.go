@@ -122,8 +122,8 @@ type Config struct {
 	// (DefaultSitesPerMember, DefaultRunsPerHour).
 	SitesPerMember int
 	RunsPerHour    int
-	Logger    *slog.Logger
-	Now       func() time.Time
+	Logger         *slog.Logger
+	Now            func() time.Time
 }
 
 // Server serves the form, the reports, the API and /bot, and runs audits
