@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
@@ -108,7 +107,7 @@ type Report struct {
 	URL        string    `json:"url"`
 	Status     Status    `json:"status"`
 	Trigger    Trigger   `json:"trigger"`
-	StartedAt  time.Time `json:"started_at"`
+	StartedAt  Timestamp `json:"started_at"`
 	DurationMS int64     `json:"duration_ms"`
 	// Reason explains a skipped, blocked, rate-limited, timed-out or failed audit.
 	Reason string `json:"reason,omitempty"`
