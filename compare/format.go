@@ -70,3 +70,7 @@ func Duration(d time.Duration) string {
 
 // Millis is Duration of a count of milliseconds, as reports store them.
 func Millis(ms int64) string { return Duration(time.Duration(ms) * time.Millisecond) }
+
+// Plural is "1 run" or "3 runs": a count with its noun, for every
+// surface's sentences.
+func Plural(n int, one, many string) string { return plural(n, one, many) }
