@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/schedule"
 )
@@ -168,7 +170,7 @@ func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, ss sess
 		}
 		if len(es) > 0 {
 			e := es[0]
-			row.Status, row.RanAt, row.RanAtISO = e.Status, e.RanAt.Format("2006-01-02 15:04 UTC"), e.RanAt.Format(time.RFC3339)
+			row.Status, row.RanAt, row.RanAtISO = audit.Status(e.Status).Words(), e.RanAt.Format("2006-01-02 15:04 UTC"), e.RanAt.Format(time.RFC3339)
 			row.Verdict = sharesText(e)
 			row.Critical = openCritical(e)
 			row.Trend = trendSVG(es)
@@ -286,7 +288,7 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 	}
 	rows := make([]entryRow, 0, len(es))
 	for _, e := range es {
-		row := entryRow{RanAt: e.RanAt.Format("2006-01-02 15:04:05 UTC"), Trigger: e.Trigger, Status: e.Status, Rule: e.Rule,
+		row := entryRow{RanAt: e.RanAt.Format("2006-01-02 15:04:05 UTC"), Trigger: e.Trigger, Status: audit.Status(e.Status).Words(), Rule: e.Rule,
 			ReportID: e.ReportID, Verdict: sharesText(e), Regression: e.Regression, Changes: changeLines(e.Changes)}
 		rows = append(rows, row)
 	}
@@ -300,6 +302,17 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 		Entries                              []entryRow
 	}{site, ss.csrf, msg, secret, "/badge/" + site.BadgeToken + ".svg", delivery, rows}
 	s.pages.renderPage(w, status, "site", layout{Title: "Saved site", NoIndex: true, Data: data})
+}
+
+// laneWords names a lane as the report page does.
+func laneWords(lane string) string {
+	switch compare.Lane(lane) {
+	case compare.LanePlain:
+		return "server HTML"
+	case compare.LaneRender:
+		return "rendered page"
+	}
+	return lane
 }
 
 // changeLines says a stored comparison in short lines (escaped by the template).
@@ -317,13 +330,13 @@ func changeLines(raw json.RawMessage) []string {
 	var out []string
 	out = append(out, c.Reasons...)
 	for _, f := range c.Fields {
-		out = append(out, fmt.Sprintf("%s %s: %q → %q", f.Lane, f.Field, clip(f.Before), clip(f.After)))
+		out = append(out, fmt.Sprintf("%s (%s): “%s” → “%s”", compare.FieldLabel(f.Field), laneWords(f.Lane), clip(f.Before), clip(f.After)))
 	}
 	for _, f := range c.Appeared {
-		out = append(out, "new finding "+f.Code)
+		out = append(out, "new finding: "+compare.CodeTitle(f.Code))
 	}
 	for _, f := range c.Resolved {
-		out = append(out, "resolved "+f.Code)
+		out = append(out, "resolved: "+compare.CodeTitle(f.Code))
 	}
 	return out
 }
