@@ -119,6 +119,7 @@ func TestTextOfARunThatDidNotHappen(t *testing.T) {
 		})
 	}
 }
+
 // TestStatusWords: every status has words of its own, without the JSON
 // value's underscore.
 func TestStatusWords(t *testing.T) {

@@ -32,7 +32,7 @@ type pending struct {
 	// StartsAt is when a queued audit is due to start: the start its
 	// host's limits reserved for it.
 	StartsAt *audit.Timestamp `json:"starts_at,omitempty"`
-	Links    links      `json:"links"`
+	Links    links            `json:"links"`
 }
 
 // links point at an audit's JSON and its page.
