@@ -42,17 +42,17 @@ type siteJSON struct {
 	// WebhookURL is "" when the site has none.
 	WebhookURL string `json:"webhook_url"`
 	// WebhookSecret is shown once: when a webhook URL is set.
-	WebhookSecret string        `json:"webhook_secret,omitempty"`
-	BadgeURL      string        `json:"badge_url"`
+	WebhookSecret string          `json:"webhook_secret,omitempty"`
+	BadgeURL      string          `json:"badge_url"`
 	CreatedAt     audit.Timestamp `json:"created_at"`
 	UpdatedAt     audit.Timestamp `json:"updated_at"`
-	LastWebhook   *lastWebhook  `json:"last_webhook,omitempty"`
-	Latest        *historyEntry `json:"latest,omitempty"`
+	LastWebhook   *lastWebhook    `json:"last_webhook,omitempty"`
+	Latest        *historyEntry   `json:"latest,omitempty"`
 }
 
 type lastWebhook struct {
 	At     audit.Timestamp `json:"at"`
-	Result string    `json:"result"`
+	Result string          `json:"result"`
 }
 
 // historyEntry is one re-audit as the API shows it.
@@ -214,7 +214,7 @@ func (s *Server) checkSite(in siteInput, site *records.Site) error {
 			u, err := s.cfg.Guard.ParseTarget(policy.WithDefaultScheme(*in.WebhookURL))
 			if err != nil {
 				return &apiError{Status: http.StatusBadRequest, Code: codeTargetRefused,
-					Message: "webhook_url: " + err.Error() + ".", cause: err}
+					Message: "The webhook_url was refused: " + err.Error() + ".", cause: err}
 			}
 			site.WebhookURL, site.WebhookSecret = u.String(), records.NewSecret()
 		}
