@@ -170,7 +170,7 @@ func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
 	defer cancel()
 	r := &Report{
 		Schema: Schema, ID: id, URL: target.String(), Trigger: trigger,
-		StartedAt: start.UTC(), Agent: a.cfg.Token,
+		StartedAt: At(start.UTC()), Agent: a.cfg.Token,
 		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
 	}
 	r.Lanes.Plain.UserAgent, r.Lanes.Render.UserAgent = a.cfg.PlainUA, a.cfg.Renderer.UserAgent()

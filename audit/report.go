@@ -3,7 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
-	"time"
+	"strings"
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
@@ -41,6 +41,28 @@ const (
 // Ran reports whether the audit reached the site and produced a comparison
 // (complete or partial).
 func (s Status) Ran() bool { return s == StatusComplete || s == StatusPartial }
+
+// NotRun reports whether the audit did not happen: refused by the limits,
+// skipped, cancelled, or blocked before any contact with the page. Its
+// report has nothing to say about the page.
+func (s Status) NotRun() bool {
+	return s == StatusRateLimited || s == StatusSkipped || s == StatusCancelled || s == StatusBlocked
+}
+
+// statusWords says each status as people read it.
+var statusWords = map[Status]string{
+	StatusComplete: "complete", StatusPartial: "partial", StatusSkipped: "skipped", StatusBlocked: "blocked",
+	StatusRateLimited: "rate limited", StatusTimeout: "timed out", StatusError: "failed", StatusCancelled: "cancelled",
+}
+
+// Words is the status in words ("rate limited"), for text and pages; the
+// JSON keeps the value itself ("rate_limited").
+func (s Status) Words() string {
+	if w, ok := statusWords[s]; ok {
+		return w
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
+}
 
 // Trigger says who asked for an audit.
 type Trigger string
@@ -85,7 +107,7 @@ type Report struct {
 	URL        string    `json:"url"`
 	Status     Status    `json:"status"`
 	Trigger    Trigger   `json:"trigger"`
-	StartedAt  time.Time `json:"started_at"`
+	StartedAt  Timestamp `json:"started_at"`
 	DurationMS int64     `json:"duration_ms"`
 	// Reason explains a skipped, blocked, rate-limited, timed-out or failed audit.
 	Reason string `json:"reason,omitempty"`

@@ -415,7 +415,7 @@ func (a *Auditor) keepErr(t *Ticket, r *Report) error {
 func (a *Auditor) cancelledReport(t *Ticket, reason string, start time.Time) *Report {
 	r := &Report{
 		Schema: Schema, ID: t.ID, URL: t.URL, Status: StatusCancelled, Trigger: t.Trigger,
-		StartedAt: start.UTC(), Agent: a.cfg.Token, Reason: reason,
+		StartedAt: At(start.UTC()), Agent: a.cfg.Token, Reason: reason,
 		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
 	}
 	r.Lanes.Plain.Outcome, r.Lanes.Render.Outcome = OutcomeSkipped, OutcomeSkipped
@@ -440,7 +440,7 @@ func (a *Auditor) refusedReport(t *Ticket, adm cache.Admission) *Report {
 	wait := max(time.Duration(math.Ceil(adm.RetryAfter.Seconds()))*time.Second, time.Second)
 	r := &Report{
 		Schema: Schema, ID: t.ID, URL: t.URL, Status: StatusRateLimited, Trigger: t.Trigger,
-		StartedAt: a.cfg.Now().UTC(), Agent: a.cfg.Token, RetryAfterS: int64(wait / time.Second), Limit: adm.Reason,
+		StartedAt: At(a.cfg.Now().UTC()), Agent: a.cfg.Token, RetryAfterS: int64(wait / time.Second), Limit: adm.Reason,
 		Reason:   LimitSentence(t.target.Hostname(), adm.Reason, wait),
 		Findings: []compare.Finding{}, Diff: []compare.FieldDiff{},
 	}

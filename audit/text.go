@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
 )
 
 // WriteText prints the report for people in a terminal of 80 columns: the
@@ -19,6 +20,10 @@ import (
 // control character (cleanText), and safeWriter is the backstop.
 func WriteText(w io.Writer, r *Report) error {
 	p := &printer{w: &safeWriter{w: w}}
+	if r.Status.NotRun() {
+		p.notRun(r)
+		return p.err
+	}
 	p.header(r)
 	p.fields(r)
 	p.findings(r)
@@ -57,12 +62,53 @@ func (p *printer) para(first, text string) {
 // triggerWords says who asked for an audit.
 var triggerWords = map[Trigger]string{
 	TriggerCLI: "the command line", TriggerForm: "the form", TriggerAPI: "the API",
-	TriggerScheduled: "a scheduled re-audit",
+	TriggerScheduled: "a scheduled re-audit", TriggerMember: "a member's run now",
+}
+
+// notRun prints the report of a run that did not happen: what was asked,
+// why it did not run, and for a skipped run the robots.txt reading that
+// decided it. Nothing about the page: there is nothing to say.
+func (p *printer) notRun(r *Report) {
+	p.para("LektaBot audit of ", r.URL)
+	p.para("", "asked from "+triggerWords[r.Trigger]+" · report "+r.ID)
+	p.line("")
+	p.para("", NotRunSentence(r))
+	if r.Robots != nil {
+		p.robots(r)
+	}
+}
+
+// NotRunSentence says why a run that did not happen (Status.NotRun) did
+// not, when to retry, and what of the site was contacted:
+// "Not run: rate limited — This host was audited less than a minute ago;
+// try again in 42 s. The site was not contacted."
+func NotRunSentence(r *Report) string {
+	s := "Not run: " + r.Status.Words()
+	if reason := strings.TrimSpace(r.Reason); reason != "" {
+		s += " — " + reason
+		if !strings.HasSuffix(reason, ".") {
+			s += "."
+		}
+	} else {
+		s += "."
+	}
+	if r.RetryAfterS > 0 && !strings.Contains(r.Reason, "try again") {
+		s += " Retry after " + compare.Duration(secs(r.RetryAfterS)) + "."
+	}
+	switch {
+	case r.Robots == nil:
+		s += " The site was not contacted."
+	case r.Robots.Outcome == policy.RobotsUnreachable:
+		s += " robots.txt was requested and could not be read; the page was not fetched."
+	default:
+		s += " Only robots.txt was read; the page was not fetched."
+	}
+	return s
 }
 
 func (p *printer) header(r *Report) {
 	p.para("LektaBot audit of ", r.URL)
-	status := fmt.Sprintf("status %s · took %s · asked from %s", r.Status, compare.Millis(r.DurationMS), triggerWords[r.Trigger])
+	status := fmt.Sprintf("status %s · took %s · asked from %s", r.Status.Words(), compare.Millis(r.DurationMS), triggerWords[r.Trigger])
 	p.para("", status+" · report "+r.ID)
 	if r.Cached {
 		p.para("", fmt.Sprintf("Answered from the result cache (%s old); the site was not contacted.", compare.Duration(secs(r.CacheAgeS))))
@@ -305,7 +351,7 @@ func (p *printer) robots(r *Report) {
 		p.line("ROBOTS.TXT  not read: the site could not be reached, so nothing was decided")
 		return
 	}
-	what := fmt.Sprintf("%s: %s", rb.URL, rb.Outcome)
+	what := fmt.Sprintf("%s: %s", rb.URL, rb.Outcome.Words())
 	if rb.HTTPStatus != 0 {
 		what += fmt.Sprintf(" (HTTP %d)", rb.HTTPStatus)
 	}
@@ -350,11 +396,15 @@ func plural(n int, one, many string) string {
 }
 
 // lowerFirst lower-cases the first letter of s unless it starts an
-// acronym ("HTTP status").
+// acronym ("HTTP status") or a name of two capitalised words ("Open Graph
+// tags").
 func lowerFirst(s string) string {
 	r := []rune(s)
-	first, _, _ := strings.Cut(s, " ")
-	if len(r) == 0 || strings.IndexFunc(first[1:], unicode.IsUpper) >= 0 {
+	words := strings.Fields(s)
+	if len(r) == 0 || strings.IndexFunc(words[0][1:], unicode.IsUpper) >= 0 {
+		return s
+	}
+	if len(words) > 1 && unicode.IsUpper([]rune(words[1])[0]) {
 		return s
 	}
 	r[0] = unicode.ToLower(r[0])

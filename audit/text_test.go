@@ -2,12 +2,11 @@ package audit
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/internal/testsite"
 )
 
 // TestTextReportFits80Columns prints every golden report and checks each
@@ -71,46 +70,80 @@ func TestCellsAndWrap(t *testing.T) {
 }
 
 // goldenReports reads every golden report with its volatile placeholders
-// replaced by plausible values, as JSON and decoded.
+// replaced by plausible values.
 func goldenReports(tb testing.TB) map[string][]byte {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no golden reports: %v", err)
-	}
-	out := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		s := string(b)
-		for ph, v := range map[string]string{
-			`"<id>"`: `"AAAAAAAAAAAAAAAAAAAAAAAAAA"`, `"<started_at>"`: `"2026-12-01T10:00:00Z"`,
-			`"<duration_ms>"`: `1234`, `"<ttfb_ms>"`: `12`, `"<page_time_ms>"`: `180`, `"<Last-Modified>"`: `"Tue, 01 Dec 2026 10:00:00 GMT"`,
-			`"<Etag>"`: `"\"abc\""`,
-		} {
-			s = strings.ReplaceAll(s, ph, v)
-		}
-		out[filepath.Base(f)] = []byte(s)
-	}
-	return out
+	return testsite.GoldenReports(tb)
 }
 
-// TestTextVerdictOfARefusedAudit: an audit the limits refused has no
-// finding, and its verdict still does not read as good news.
-func TestTextVerdictOfARefusedAudit(t *testing.T) {
-	r := &Report{Schema: Schema, Status: StatusRateLimited, Trigger: TriggerCLI, URL: "http://shop.example/",
-		Reason:  LimitSentence("shop.example", "1/1m", 42e9),
-		Verdict: &compare.Conclusion{Severity: compare.SeverityNone}}
-	r.Verdict.Summary = r.Reason
-	var out bytes.Buffer
-	if err := WriteText(&out, r); err != nil {
-		t.Fatal(err)
+// TestTextOfARunThatDidNotHappen: a rate-limited, skipped, cancelled or
+// blocked run says so in one paragraph and claims nothing else: no
+// findings, no robots.txt verdict, no lanes with empty user agents.
+func TestTextOfARunThatDidNotHappen(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		status Status
+		reason string
+		retry  int64
+		want   string
+	}{
+		{"rate limited", StatusRateLimited, LimitSentence("shop.example", "1/1m", 42e9), 42,
+			"Not run: rate limited — This host was audited less than a minute ago; try again in 42 s. The site was not contacted."},
+		{"rate limited, reason without a wait", StatusRateLimited, "The per-host limits refused this audit.", 42,
+			"Not run: rate limited — The per-host limits refused this audit. Retry after 42 s. The site was not contacted."},
+		{"cancelled", StatusCancelled, "The service was shutting down.", 0,
+			"Not run: cancelled — The service was shutting down. The site was not contacted."},
+		{"blocked", StatusBlocked, "The address resolves to a private network.", 0,
+			"Not run: blocked — The address resolves to a private network. The site was not contacted."},
 	}
-	for _, want := range []string{"VERDICT  NOT RUN", "This host was audited less than a minute ago; try again in 42 s."} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("text report lacks %q:\n%s", want, out.String())
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := &Report{Schema: Schema, ID: "AAAAAAAAAAAAAAAAAAAAAAAAAA", Status: tc.status, Trigger: TriggerCLI, URL: "http://shop.example/",
+				Reason: tc.reason, RetryAfterS: tc.retry, Verdict: &compare.Conclusion{Severity: compare.SeverityNone, Summary: tc.reason}}
+			r.fillEmpty()
+			var out bytes.Buffer
+			if err := WriteText(&out, r); err != nil {
+				t.Fatal(err)
+			}
+			text := out.String()
+			if flat := strings.Join(strings.Fields(text), " "); !strings.Contains(flat, tc.want) {
+				t.Errorf("the text report does not say %q:\n%s", tc.want, text)
+			}
+			for _, claim := range []string{"FINDINGS", "ROBOTS.TXT", "user agent", "LANES", "VERDICT", "_"} {
+				if strings.Contains(text, claim) {
+					t.Errorf("the report of a run that did not happen shows %q:\n%s", claim, text)
+				}
+			}
+		})
+	}
+}
+
+// TestStatusWords: every status has words of its own, without the JSON
+// value's underscore.
+func TestStatusWords(t *testing.T) {
+	t.Parallel()
+	for _, s := range []Status{StatusComplete, StatusPartial, StatusSkipped, StatusBlocked, StatusRateLimited,
+		StatusTimeout, StatusError, StatusCancelled} {
+		w := s.Words()
+		if w == "" || strings.Contains(w, "_") {
+			t.Errorf("%s.Words() = %q", s, w)
+		}
+	}
+	if got := StatusRateLimited.Words(); got != "rate limited" {
+		t.Errorf("rate_limited reads %q, want rate limited", got)
+	}
+}
+
+// TestLowerFirst: a label starts lower-case inside a sentence unless it
+// starts with an acronym or a name.
+func TestLowerFirst(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"Open Graph tags": "Open Graph tags", "HTTP status": "HTTP status",
+		"Robots meta": "robots meta", "Canonical in the Link header": "canonical in the Link header", "X-Robots-Tag header": "X-Robots-Tag header"} {
+		if got := lowerFirst(in); got != want {
+			t.Errorf("lowerFirst(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -63,7 +63,7 @@ var pageChecks = []pageCheck{
 	{CodeMetaDescriptionLength, descriptionLength,
 		"The meta description is %s long %s; search engines show about 160 characters and rewrite very short ones."},
 	{CodeRobotsUnavailableAfter, unavailableAfter,
-		"The unavailable_after date %s %s has passed, so search engines treat the page as noindex. Remove the directive or move the date."},
+		"The “unavailable_after” date %s %s has passed, so search engines treat the page as noindex. Remove the directive or move the date."},
 	{CodeRobotsBotNoindex, botNoindex,
 		"Robots directives addressed to %s say noindex %s. Those crawlers drop the page while others may index it; the crawlers table shows who sees what."},
 	{CodeLinksNonDescriptive, nonDescriptive,
@@ -396,5 +396,23 @@ func uncrawlableLinks(s side) string {
 	if ex.Href == "" {
 		what = "<a> " + q(ex.Text)
 	}
-	return fmt.Sprintf("%s (for example %s, %s)", plural(p.UncrawlableCount, "anchor", "anchors"), what, ex.Reason)
+	return fmt.Sprintf("%s (for example %s, %s)", plural(p.UncrawlableCount, "anchor", "anchors"), what, uncrawlableWords(ex.Reason))
+}
+
+// uncrawlableWords says why an anchor cannot be followed, in words; the
+// JSON keeps the reason's value (UncrawlableLink.Reason).
+func uncrawlableWords(reason string) string {
+	switch reason {
+	case reasonJavaScript:
+		return "a javascript: address"
+	case reasonFile:
+		return "a file: address"
+	case reasonFTP:
+		return "an ftp: address"
+	case reasonNoHref:
+		return "no href"
+	case reasonScriptFragment:
+		return "only a # fragment that a script acts on"
+	}
+	return strings.ReplaceAll(reason, "_", " ")
 }

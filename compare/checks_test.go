@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -229,6 +230,31 @@ func TestValidHreflang(t *testing.T) {
 	} {
 		if got := validHreflang(code); got != want {
 			t.Errorf("validHreflang(%q) = %v, want %v", code, got, want)
+		}
+	}
+}
+
+// snakeName is a JSON or Go name: lower-case words joined by underscores.
+var snakeName = regexp.MustCompile(`(^|[\s(,;:])[a-z][a-z0-9]*(_[a-z][a-z0-9]*)+([\s),;:.]|$)`)
+
+// TestFindingTextsInWords runs every check case, static and scripted, and
+// reads each finding's message: no JSON or Go name (uncrawlable_links,
+// script_fragment) outside the quoted values of the page.
+func TestFindingTextsInWords(t *testing.T) {
+	t.Parallel()
+	quoted := regexp.MustCompile(`“[^”]*”|<[^>]*>`)
+	for _, tc := range append(checkCases, checkCase{name: "fragment link with a listener",
+		body: `<a href="#" onclick="go()">Buy</a>`, code: CodeLinksUncrawlable}) {
+		bad := tc.badDoc()
+		for variant, c := range map[string]func() lanePair{
+			"static":   pair(bad, bad, func(p, r *Snapshot) { dated(p, tc.hdr); dated(r, tc.hdr) }),
+			"scripted": pair(doc("", ""), bad, func(p, r *Snapshot) { dated(p, nil); dated(r, tc.hdr) }),
+		} {
+			for _, f := range runDiffCase(c).Findings {
+				if m := snakeName.FindString(quoted.ReplaceAllString(f.Message, "")); m != "" {
+					t.Errorf("%s, %s: %s says %q: %s", tc.name, variant, f.Code, strings.TrimSpace(m), f.Message)
+				}
+			}
 		}
 	}
 }

@@ -590,3 +590,30 @@ func TestDiffNotHTMLHasNoPageFindings(t *testing.T) {
 		t.Errorf("findings %v: want %s and no %s", codes, CodePlainNotHTML, CodeTitleMissing)
 	}
 }
+
+// TestLinksCountedOnce: the links row and the links finding count the same
+// thing, distinct addresses, so a page that repeats a link does not show
+// one number in the table and another in the finding.
+func TestLinksCountedOnce(t *testing.T) {
+	t.Parallel()
+	links := `<a href="/a">A kettle</a><a href="/a">The same kettle</a><a href="/b">A teapot</a><a href="/c">A cup</a>`
+	res := runDiffCase(pair(doc("", `<a href="/c">A cup</a>`), doc("", links), nil))
+	var row *FieldDiff
+	for i := range res.Diff {
+		if res.Diff[i].Field == "links" {
+			row = &res.Diff[i]
+		}
+	}
+	if row == nil || row.Render != 3 || row.Plain != 1 {
+		t.Fatalf("links row %+v, want 1 plain and 3 rendered (distinct addresses)", row)
+	}
+	for _, f := range res.Findings {
+		if f.Code == CodeLinksRenderOnly {
+			if !strings.Contains(f.Message, "2 links appear only after JavaScript runs (66% of the rendered page's 3 distinct links)") {
+				t.Errorf("finding %q does not count the table's 3 distinct links", f.Message)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s finding: %+v", CodeLinksRenderOnly, res.Findings)
+}

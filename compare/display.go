@@ -31,7 +31,7 @@ var fieldLabels = map[string]string{
 	"hreflang":           "Language versions (hreflang)",
 	"h1":                 "Main heading (h1)",
 	"headings":           "Headings",
-	"links":              "Links",
+	"links":              "Links (distinct addresses)",
 	"json_ld_types":      "Structured data types",
 	"images_missing_alt": "Images without alt text",
 	"open_graph":         "Open Graph tags",

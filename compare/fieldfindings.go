@@ -173,8 +173,8 @@ func (d *differ) linkFindings(l *findingList) {
 		if d.linkShare < 0.5 && n >= 3 {
 			sev = SeverityCritical
 		}
-		l.addSeverity(CodeLinksRenderOnly, sev, "", "%s only after JavaScript runs (%s of the rendered page's links), for example %s. Crawlers that do not render cannot discover those pages; put them in the server HTML as <a href>.",
-			plural(n, "link appears", "links appear"), Percent(1-d.linkShare), exampleLinks(r, p))
+		l.addSeverity(CodeLinksRenderOnly, sev, "", "%s only after JavaScript runs (%s of the rendered page's %s), for example %s. Crawlers that do not render cannot discover those pages; put them in the server HTML as <a href>.",
+			plural(n, "link appears", "links appear"), Percent(1-d.linkShare), plural(len(linkSet(r)), "distinct link", "distinct links"), exampleLinks(r, p))
 	}
 	if n := d.plainOnlyLinks; n > 0 {
 		l.add(CodeLinksPlainOnly, "", "Scripts remove %s of the server HTML, for example %s; browsers and rendering crawlers do not see them.", plural(n, "link", "links"), exampleLinks(p, r))

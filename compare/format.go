@@ -95,3 +95,7 @@ func Span(d time.Duration) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// Plural is "1 run" or "3 runs": a count with its noun, for every
+// surface's sentences.
+func Plural(n int, one, many string) string { return plural(n, one, many) }

@@ -39,6 +39,20 @@ const (
 	RobotsUnreachable RobotsOutcome = "unreachable"
 )
 
+// Words is the outcome as people read it ("not found, so no
+// restrictions"); the JSON keeps the value ("not_found").
+func (o RobotsOutcome) Words() string {
+	switch o {
+	case RobotsFetched:
+		return "read"
+	case RobotsNotFound:
+		return "not found, so no restrictions"
+	case RobotsUnreachable:
+		return "could not be read"
+	}
+	return strings.ReplaceAll(string(o), "_", " ")
+}
+
 // RobotsFetchConfig is how FetchRobots reaches the network.
 type RobotsFetchConfig struct {
 	// Transport sends each request, one per hop; in production the SSRF

@@ -42,6 +42,10 @@ func Explain(err error) error {
 	return fmt.Errorf("%s: %w", cause(err), err)
 }
 
+// Cause names, for people, why a database call failed ("nothing answers
+// at the database's address"), without the driver's own words.
+func Cause(err error) string { return cause(err) }
+
 // cause names, for people, why a database call failed.
 func cause(err error) string {
 	var se *sqlite.Error

@@ -20,6 +20,29 @@ var (
 	ErrTooFrequent = errors.New("schedule more frequent than the minimum interval")
 )
 
+// SpecError is a schedule ParseSpec refuses: the condition (ErrBadSchedule
+// or ErrTooFrequent), the schedule as written and why, in words.
+type SpecError struct {
+	Err  error
+	Spec string
+	Why  string
+}
+
+func (e *SpecError) Error() string { return fmt.Sprintf("%v: %q: %s", e.Err, e.Spec, e.Why) }
+
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// Sentence is the refusal for a person who typed the schedule: "The
+// schedule “10m” is too frequent: re-audits of a site are at least 1 h
+// apart on this service."
+func (e *SpecError) Sentence() string {
+	what := "is a bad schedule"
+	if errors.Is(e.Err, ErrTooFrequent) {
+		what = "is too frequent"
+	}
+	return "The schedule “" + e.Spec + "” " + what + ": " + e.Why + "."
+}
+
 // Kind of a Spec.
 type Kind int
 
@@ -50,14 +73,14 @@ func ParseSpec(s string, min time.Duration) (Spec, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 || len(s) > 32 {
-		return Spec{}, fmt.Errorf("%w: %q: want daily, weekly or an interval such as 6h or 90m", ErrBadSchedule, s)
+		return Spec{}, &SpecError{Err: ErrBadSchedule, Spec: s, Why: "write daily, weekly or an interval such as 6h or 90m"}
 	}
 	if d > 366*24*time.Hour {
-		return Spec{}, fmt.Errorf("%w: %q: at most a year between re-audits", ErrBadSchedule, s)
+		return Spec{}, &SpecError{Err: ErrBadSchedule, Spec: s, Why: "at most a year between re-audits"}
 	}
 	sp := Spec{Kind: Every, Interval: d.Truncate(time.Second)}
 	if sp.Interval == 0 {
-		return Spec{}, fmt.Errorf("%w: %q: an interval is counted in whole seconds", ErrBadSchedule, s)
+		return Spec{}, &SpecError{Err: ErrBadSchedule, Spec: s, Why: "an interval is counted in whole seconds"}
 	}
 	return sp, sp.check(s, min)
 }
@@ -74,7 +97,7 @@ func (sp Spec) AtLeast(min time.Duration) Spec {
 
 func (sp Spec) check(s string, min time.Duration) error {
 	if sp.Interval < min {
-		return fmt.Errorf("%w: %q: re-audits of a site are at least %s apart on this service", ErrTooFrequent, s, compare.Span(min))
+		return &SpecError{Err: ErrTooFrequent, Spec: s, Why: "re-audits of a site are at least " + compare.Span(min) + " apart on this service"}
 	}
 	return nil
 }

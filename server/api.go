@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/policy"
 )
 
 // maxAPIBody caps the JSON body of POST /api/v1/audits.
@@ -32,8 +31,8 @@ type pending struct {
 	Position int `json:"position,omitempty"`
 	// StartsAt is when a queued audit is due to start: the start its
 	// host's limits reserved for it.
-	StartsAt *time.Time `json:"starts_at,omitempty"`
-	Links    links      `json:"links"`
+	StartsAt *audit.Timestamp `json:"starts_at,omitempty"`
+	Links    links            `json:"links"`
 }
 
 // links point at an audit's JSON and its page.
@@ -92,7 +91,7 @@ func (s *Server) writePending(w http.ResponseWriter, st *status) {
 	if st.state == cache.ProgressQueued {
 		p.Position = st.position
 		if !st.startsAt.IsZero() {
-			at := st.startsAt.UTC().Truncate(time.Millisecond)
+			at := audit.At(st.startsAt)
 			p.StartsAt = &at
 		}
 	}
@@ -126,29 +125,23 @@ func (s *Server) createAudit() http.Handler {
 	})
 }
 
-// readURL reads {"url": "..."}; errors are bad_request.
+// auditBody is the body of POST /api/v1/audits.
+var auditBody = jsonBody{limit: maxAPIBody, shape: "a url field"}
+
+// readURL reads {"url": "..."}, an address without a scheme taken as
+// https:// (policy.WithDefaultScheme, as the form and the CLI take it);
+// errors are bad_request or too_large.
 func readURL(w http.ResponseWriter, r *http.Request) (string, error) {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return "", badRequest(`send a JSON body {"url": "…"} with Content-Type: application/json`)
-	}
 	var body struct {
 		URL *string `json:"url"`
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
-	if err := dec.Decode(&body); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return "", badRequest("the body is larger than 64 KiB")
-		}
-		return "", badRequest("the body is not valid JSON: " + err.Error())
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "", badRequest("the body must be one JSON object")
+	if err := readJSON(w, r, auditBody, &body); err != nil {
+		return "", err
 	}
 	if body.URL == nil || strings.TrimSpace(*body.URL) == "" {
-		return "", badRequest(`the body has no "url"`)
+		return "", badRequest("The body has no url; send a JSON object with a url field.")
 	}
-	return *body.URL, nil
+	return policy.WithDefaultScheme(*body.URL), nil
 }
 
 // getAudit is GET /api/v1/audits/{id}[?wait=30s].
@@ -187,12 +180,12 @@ func (s *Server) parseWait(v string) (time.Duration, error) {
 	if err != nil {
 		n, nerr := strconv.Atoi(v)
 		if nerr != nil {
-			return 0, badRequest(`wait must be a duration such as "30s"`)
+			return 0, badRequest("The wait parameter must be a duration such as 30s, or a number of seconds.")
 		}
 		d = time.Duration(n) * time.Second
 	}
 	if d < 0 {
-		return 0, badRequest("wait must not be negative")
+		return 0, badRequest("The wait parameter must not be negative.")
 	}
 	return min(d, s.cfg.MaxWait), nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
@@ -68,10 +69,10 @@ func errorFor(err error) *apiError {
 	case errors.As(err, &e):
 		return e
 	case errors.Is(err, policy.ErrInvalidURL):
-		return &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: err.Error(),
+		return &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: sentence(err.Error()),
 			outcome: outcomeInvalidURL, cause: err}
 	case errors.Is(err, policy.ErrTargetRefused):
-		return &apiError{Status: http.StatusForbidden, Code: codeTargetRefused, Message: err.Error(),
+		return &apiError{Status: http.StatusForbidden, Code: codeTargetRefused, Message: sentence(err.Error()),
 			outcome: outcomeRefused, cause: err}
 	case errors.Is(err, audit.ErrUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
@@ -92,6 +93,21 @@ func errorFor(err error) *apiError {
 	}
 	return &apiError{Status: http.StatusInternalServerError, Code: codeInternal,
 		Message: "Something went wrong on our side; the error was logged.", outcome: outcomeFailed, cause: err}
+}
+
+// sentence makes an error's text a sentence for the client: capitalised,
+// ending with a full stop ("Invalid URL: … has no scheme.").
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	if s = string(r); !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") {
+		s += "."
+	}
+	return s
 }
 
 func badRequest(msg string) *apiError {

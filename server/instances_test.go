@@ -111,7 +111,7 @@ func TestAcceptedMeansItRuns(t *testing.T) {
 		if p.StartsAt == nil || p.Status != "queued" {
 			t.Fatalf("submission %d: %+v, want queued with starts_at", i, p)
 		}
-		ids, starts = append(ids, p.ID), append(starts, *p.StartsAt)
+		ids, starts = append(ids, p.ID), append(starts, p.StartsAt.Time)
 	}
 	for i := 1; i < len(starts); i++ {
 		if gap := starts[i].Sub(starts[i-1]); gap < window {

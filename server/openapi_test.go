@@ -192,7 +192,7 @@ func TestOpenAPIMemberRoutes(t *testing.T) {
 func TestOpenAPIDocumentsEveryAPIStatus(t *testing.T) {
 	s := loadSpec(t)
 	want := map[string][]string{
-		"post /api/v1/audits":     {"200", "202", "400", "403", "429", "503"},
+		"post /api/v1/audits":     {"200", "202", "400", "403", "413", "429", "503"},
 		"get /api/v1/audits/{id}": {"200", "202", "400", "404", "503"},
 	}
 	for key, statuses := range want {

@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 )
 
@@ -38,24 +42,24 @@ type siteJSON struct {
 	// WebhookURL is "" when the site has none.
 	WebhookURL string `json:"webhook_url"`
 	// WebhookSecret is shown once: when a webhook URL is set.
-	WebhookSecret string        `json:"webhook_secret,omitempty"`
-	BadgeURL      string        `json:"badge_url"`
-	CreatedAt     time.Time     `json:"created_at"`
-	UpdatedAt     time.Time     `json:"updated_at"`
-	LastWebhook   *lastWebhook  `json:"last_webhook,omitempty"`
-	Latest        *historyEntry `json:"latest,omitempty"`
+	WebhookSecret string          `json:"webhook_secret,omitempty"`
+	BadgeURL      string          `json:"badge_url"`
+	CreatedAt     audit.Timestamp `json:"created_at"`
+	UpdatedAt     audit.Timestamp `json:"updated_at"`
+	LastWebhook   *lastWebhook    `json:"last_webhook,omitempty"`
+	Latest        *historyEntry   `json:"latest,omitempty"`
 }
 
 type lastWebhook struct {
-	At     time.Time `json:"at"`
-	Result string    `json:"result"`
+	At     audit.Timestamp `json:"at"`
+	Result string          `json:"result"`
 }
 
 // historyEntry is one re-audit as the API shows it.
 type historyEntry struct {
 	ID         string          `json:"id"`
-	DueAt      time.Time       `json:"due_at"`
-	RanAt      time.Time       `json:"ran_at"`
+	DueAt      audit.Timestamp `json:"due_at"`
+	RanAt      audit.Timestamp `json:"ran_at"`
 	Trigger    string          `json:"trigger"`
 	Status     string          `json:"status"`
 	ReportID   string          `json:"report_id"`
@@ -71,18 +75,18 @@ type historyEntry struct {
 // siteView is a site as the API shows it.
 func (s *Server) siteView(site records.Site, showSecret bool) siteJSON {
 	v := siteJSON{ID: site.ID, URL: site.URL, Schedule: site.Schedule, WebhookURL: site.WebhookURL,
-		BadgeURL: s.badgeURL(site), CreatedAt: site.CreatedAt, UpdatedAt: site.UpdatedAt}
+		BadgeURL: s.badgeURL(site), CreatedAt: audit.At(site.CreatedAt), UpdatedAt: audit.At(site.UpdatedAt)}
 	if showSecret && site.WebhookURL != "" {
 		v.WebhookSecret = site.WebhookSecret
 	}
 	if !site.WebhookAt.IsZero() {
-		v.LastWebhook = &lastWebhook{At: site.WebhookAt, Result: site.WebhookResult}
+		v.LastWebhook = &lastWebhook{At: audit.At(site.WebhookAt), Result: site.WebhookResult}
 	}
 	return v
 }
 
 func entryView(e records.Entry) historyEntry {
-	h := historyEntry{ID: e.ID, DueAt: e.DueAt, RanAt: e.RanAt, Trigger: e.Trigger, Status: e.Status, ReportID: e.ReportID,
+	h := historyEntry{ID: e.ID, DueAt: audit.At(e.DueAt), RanAt: audit.At(e.RanAt), Trigger: e.Trigger, Status: e.Status, ReportID: e.ReportID,
 		Rule: e.Rule, TextShare: e.TextShare, LinkShare: e.LinkShare, Critical: e.Critical, Regression: e.Regression, Changes: e.Changes}
 	if e.ReportID != "" {
 		h.ReportURL = "/r/" + e.ReportID
@@ -176,25 +180,19 @@ type siteInput struct {
 	WebhookURL *string `json:"webhook_url"`
 }
 
+// siteBody is the body of POST and PATCH /api/v1/sites.
+var siteBody = jsonBody{limit: maxSiteBody, shape: "url and schedule fields, and optionally webhook_url"}
+
 func readSiteInput(w http.ResponseWriter, r *http.Request) (siteInput, error) {
 	var in siteInput
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxSiteBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return in, &apiError{Status: http.StatusRequestEntityTooLarge, Code: codeTooLarge,
-				Message: fmt.Sprintf("The body is larger than %d KiB.", maxSiteBody>>10)}
-		}
-		return in, badRequest("The body must be a JSON object with url, schedule and optionally webhook_url: " + err.Error() + ".")
-	}
-	return in, nil
+	err := readJSON(w, r, siteBody, &in)
+	return in, err
 }
 
 // checkSite validates a site's URL, schedule and webhook URL into site.
 func (s *Server) checkSite(in siteInput, site *records.Site) error {
 	if in.URL != nil {
-		u, err := s.cfg.Guard.ParseTarget(*in.URL)
+		u, err := s.cfg.Guard.ParseTarget(policy.WithDefaultScheme(*in.URL))
 		if err != nil {
 			return err
 		}
@@ -202,23 +200,28 @@ func (s *Server) checkSite(in siteInput, site *records.Site) error {
 	}
 	if in.Schedule != nil {
 		if err := s.cfg.Queue.CheckSchedule(*in.Schedule); err != nil {
-			return &apiError{Status: http.StatusBadRequest, Code: codeBadSchedule, Message: err.Error() + "."}
+			msg := err.Error() + "."
+			var se interface{ Sentence() string } // schedule.SpecError
+			if errors.As(err, &se) {
+				msg = se.Sentence()
+			}
+			return &apiError{Status: http.StatusBadRequest, Code: codeBadSchedule, Message: msg, cause: err}
 		}
 		site.Schedule = *in.Schedule
 	}
-	if in.WebhookURL != nil && *in.WebhookURL != site.WebhookURL {
+	if in.WebhookURL != nil && policy.WithDefaultScheme(*in.WebhookURL) != site.WebhookURL {
 		site.WebhookURL, site.WebhookSecret = "", ""
 		if *in.WebhookURL != "" {
-			u, err := s.cfg.Guard.ParseTarget(*in.WebhookURL)
+			u, err := s.cfg.Guard.ParseTarget(policy.WithDefaultScheme(*in.WebhookURL))
 			if err != nil {
 				return &apiError{Status: http.StatusBadRequest, Code: codeTargetRefused,
-					Message: "webhook_url: " + err.Error() + ".", cause: err}
+					Message: "The webhook_url was refused: " + err.Error() + ".", cause: err}
 			}
 			site.WebhookURL, site.WebhookSecret = u.String(), records.NewSecret()
 		}
 	}
 	if site.URL == "" || site.Schedule == "" {
-		return badRequest("url and schedule are required.")
+		return badRequest("A site needs a url and a schedule.")
 	}
 	return nil
 }
@@ -349,7 +352,8 @@ func (s *Server) queueRun(ctx context.Context, m records.Member, site records.Si
 	if errors.Is(err, records.ErrLimit) {
 		wait = max(wait, time.Second)
 		return "", &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, RetryAfter: wait,
-			Message: fmt.Sprintf("You have run %d audits in the last hour, the most a member may; try again in %s.", s.cfg.RunsPerHour, compare.Duration(wait))}
+			Message: fmt.Sprintf("Your allowance is %s an hour, and you have used it; try again in %s.",
+				compare.Plural(s.cfg.RunsPerHour, "run", "runs"), compare.Duration(wait))}
 	}
 	if err != nil {
 		return "", memberError(err)
@@ -362,28 +366,47 @@ func (s *Server) queueRun(ctx context.Context, m records.Member, site records.Si
 	return id, nil
 }
 
-// siteHistory is GET /api/v1/sites/{id}/history?limit=&before=.
+// historyParams are the query parameters of the history.
+var historyParams = []string{"limit", "before"}
+
+// historyQuery reads ?limit= and ?before= of the history; its refusals
+// speak of those parameters.
+func historyQuery(q url.Values) (limit int, before time.Time, err error) {
+	for name := range q {
+		if !slices.Contains(historyParams, name) {
+			return 0, before, badRequest("The history takes the parameters limit and before; " + name + " is not one of them.")
+		}
+	}
+	limit = 20
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			return 0, before, badRequest("The limit parameter must be a whole number from 1 to 100.")
+		}
+		limit = n
+	}
+	if v := q.Get("before"); v != "" {
+		if before, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return 0, before, badRequest("The before parameter must be a time such as 2026-12-01T03:00:00.000Z: the ran_at of the last entry you have, or follow the next link.")
+		}
+	}
+	return limit, before, nil
+}
+
+// siteHistory is GET /api/v1/sites/{id}/history?limit=&before=. Its next
+// link is there only when there is a next page.
 func (s *Server) siteHistory() http.Handler {
 	return s.memberAPI(func(w http.ResponseWriter, r *http.Request, m records.Member) error {
 		site, err := s.ownSite(r, m)
 		if err != nil {
 			return err
 		}
-		limit := 20
-		if v := r.URL.Query().Get("limit"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 100 {
-				return badRequest("limit must be a whole number from 1 to 100.")
-			}
-			limit = n
+		limit, before, err := historyQuery(r.URL.Query())
+		if err != nil {
+			return err
 		}
-		var before time.Time
-		if v := r.URL.Query().Get("before"); v != "" {
-			if before, err = time.Parse(time.RFC3339Nano, v); err != nil {
-				return badRequest("before must be a time such as 2026-12-01T03:00:00Z (the ran_at of the last entry you have).")
-			}
-		}
-		es, err := s.cfg.Members.History(r.Context(), site.ID, limit, before)
+		// One entry more than asked says whether a next page exists.
+		es, err := s.cfg.Members.History(r.Context(), site.ID, limit+1, before)
 		if err != nil {
 			return memberError(err)
 		}
@@ -391,11 +414,12 @@ func (s *Server) siteHistory() http.Handler {
 			Entries []historyEntry `json:"entries"`
 			Next    string         `json:"next,omitempty"`
 		}{Entries: []historyEntry{}}
+		if len(es) > limit {
+			es = es[:limit]
+			out.Next = fmt.Sprintf("/api/v1/sites/%s/history?limit=%d&before=%s", site.ID, limit, url.QueryEscape(es[len(es)-1].RanAt.UTC().Format(time.RFC3339Nano)))
+		}
 		for _, e := range es {
 			out.Entries = append(out.Entries, entryView(e))
-		}
-		if len(es) == limit {
-			out.Next = fmt.Sprintf("/api/v1/sites/%s/history?limit=%d&before=%s", site.ID, limit, es[len(es)-1].RanAt.Format(time.RFC3339Nano))
 		}
 		writeJSON(w, http.StatusOK, out)
 		return nil

@@ -2,10 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -126,25 +122,14 @@ func (s *Server) verifyAPI() http.Handler {
 	})
 }
 
+// verifyBody is the body of POST /api/v1/verify.
+var verifyBody = jsonBody{limit: maxAPIBody, shape: "a line and a host field, or host, time, client, method, path and user_agent fields"}
+
 // readVerify reads the JSON body of POST /api/v1/verify.
 func readVerify(w http.ResponseWriter, r *http.Request) (verifyRequest, error) {
 	var v verifyRequest
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return v, badRequest(`send a JSON body {"line": "…", "host": "…"} with Content-Type: application/json`)
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return v, badRequest("the body is larger than 64 KiB")
-		}
-		return v, badRequest("the body is not a JSON object of line, host, time, client, method, path and user_agent: " + err.Error())
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return v, badRequest("the body must be one JSON object")
-	}
-	return v, nil
+	err := readJSON(w, r, verifyBody, &v)
+	return v, err
 }
 
 // verifyView is what verify.html renders.

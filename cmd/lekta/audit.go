@@ -40,8 +40,7 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitBadInput, flagError(err))
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitWith(exitBadInput, errors.New("audit takes exactly one URL"))
+		return exitWith(exitBadInput, usageError(fs, errors.New("audit takes exactly one URL")))
 	}
 	target := policy.WithDefaultScheme(fs.Arg(0))
 	guard, _, err := cfg.validate()
@@ -78,8 +77,11 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		// the site was contacted, but say that it may not be cached or kept.
 		return exitWith(exitNotRun, err)
 	}
+	if rep.Status.NotRun() {
+		return exitWith(exitNotRun, fmt.Errorf("not run (%s): %s", rep.Status.Words(), rep.Reason))
+	}
 	if !rep.Status.Ran() {
-		return exitWith(exitNotRun, fmt.Errorf("the audit did not run to the end (%s): %s", rep.Status, rep.Reason))
+		return exitWith(exitNotRun, fmt.Errorf("the audit did not run to the end (%s): %s", rep.Status.Words(), rep.Reason))
 	}
 	return gate.gate(rep)
 }

@@ -16,8 +16,14 @@ import (
 // returns the exit status, stdout and stderr.
 func auditCLI(t *testing.T, site *testsite.Site, args ...string) (int, string, string) {
 	t.Helper()
+	return auditCLIIn(t, site, t.TempDir(), args...)
+}
+
+// auditCLIIn is auditCLI on the data dir dir, which calls may share.
+func auditCLIIn(t *testing.T, site *testsite.Site, dir string, args ...string) (int, string, string) {
+	t.Helper()
 	resolve, allow := site.ResolveFlags()
-	full := []string{"audit", "--allow-addr", allow, "--timeout", "30s", "--data-dir", t.TempDir()}
+	full := []string{"audit", "--allow-addr", allow, "--timeout", "30s", "--data-dir", dir}
 	for _, r := range resolve {
 		full = append(full, "--resolve", r)
 	}
@@ -68,6 +74,29 @@ func TestAuditCLI(t *testing.T) {
 		}
 		if hits := site.HitsOf("other.example", "/index.html"); len(hits) != 0 {
 			t.Errorf("the page was fetched %d times", len(hits))
+		}
+	})
+	// Behaviour 5 of issue 21: a rate-limited run claims nothing that did
+	// not happen, and stderr says its status in words.
+	t.Run("rate limited run claims nothing", func(t *testing.T) {
+		dir := t.TempDir()
+		if code, _, errOut := auditCLIIn(t, site, dir, "http://shop.example/index.html"); code != exitOK {
+			t.Fatalf("first audit: exit %d: %s", code, errOut)
+		}
+		code, out, errOut := auditCLIIn(t, site, dir, "http://shop.example/index.html?again")
+		if code != exitNotRun {
+			t.Fatalf("second audit within the minute: exit %d, stderr %q", code, errOut)
+		}
+		if !strings.Contains(out, "Not run: rate limited — ") || !strings.Contains(strings.Join(strings.Fields(out), " "), "The site was not contacted.") {
+			t.Errorf("the report does not say it did not run:\n%s", out)
+		}
+		for _, claim := range []string{"FINDINGS", "ROBOTS.TXT", "user agent", "both lanes agree"} {
+			if strings.Contains(out, claim) {
+				t.Errorf("the report of a run that did not happen claims %q:\n%s", claim, out)
+			}
+		}
+		if lines := strings.Split(strings.TrimSpace(errOut), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "lekta: Not run (rate limited): ") || strings.Contains(errOut, "rate_limited") {
+			t.Errorf("stderr %q, want one line starting \"lekta: Not run (rate limited): \"", errOut)
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 
 	"lekta.dev/lekta/records"
 )
@@ -51,8 +53,7 @@ func parseDBFlags(name string, args []string, getenv func(string) string, stderr
 		return records.Config{}, exitWith(exitBadInput, flagError(err))
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return records.Config{}, exitWith(exitBadInput, fmt.Errorf("db %s takes no arguments, got %q", name, fs.Args()))
+		return records.Config{}, exitWith(exitBadInput, usageError(fs, fmt.Errorf("db %s takes no arguments, got %q", name, fs.Args())))
 	}
 	if d.databaseURL != "" {
 		if err := records.CheckURL(d.databaseURL); err != nil {
@@ -73,11 +74,40 @@ func connectDB(ctx context.Context, rc records.Config) (*records.DB, error) {
 	switch {
 	case errors.Is(err, records.ErrBadConfig):
 		return nil, exitWith(exitBadInput, err)
+	case errors.Is(err, records.ErrUnavailable) && rc.DatabaseURL != "":
+		// The driver lists every address it tried, each with its dial
+		// error: name the server once, and why, in words.
+		return nil, exitWith(exitNotRun, &saidError{err: err,
+			msg: fmt.Sprintf("PostgreSQL at %s did not answer: %s", postgresName(rc.DatabaseURL), records.Cause(err))})
 	case err != nil:
 		return nil, exitWith(exitNotRun, err)
 	}
 	return db, nil
 }
+
+// postgresName is a PostgreSQL URL as people name the server: its address
+// and database, without the user's password.
+func postgresName(databaseURL string) string {
+	u, err := url.Parse(databaseURL)
+	if err != nil || u.Host == "" {
+		return "the --database-url address"
+	}
+	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
+		return u.Host + " (database " + db + ")"
+	}
+	return u.Host
+}
+
+// saidError is err with a message of its own for people; errors.Is and
+// errors.As still see err.
+type saidError struct {
+	msg string
+	err error
+}
+
+func (e *saidError) Error() string { return e.msg }
+
+func (e *saidError) Unwrap() error { return e.err }
 
 // names lists migrations as "0001_init, 0002_members".
 func names(ms []records.Migration) string {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,7 +29,31 @@ func envName(flagName string) string {
 
 // parseFlags parses args, then fills every flag not given on the command
 // line from its LEKTA_* environment variable. Errors name the flag or variable.
+//
+// What the flag package prints (its message and the usage) is held back:
+// -h shows the usage, and a bad flag is the one sentence of the error,
+// pointing at the subcommand's --help (usageError).
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	err := parseArgs(fs, args, getenv)
+	if held, ok := fs.Output().(*heldOutput); ok {
+		if errors.Is(err, flag.ErrHelp) {
+			held.flush()
+		}
+		held.Reset()
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return usageError(fs, err)
+	}
+	return err
+}
+
+// usageError is err, said in one sentence with the subcommand's help:
+// "… got \"major\"; see lekta audit --help".
+func usageError(fs *flag.FlagSet, err error) error {
+	return fmt.Errorf("%w; see lekta %s --help", err, fs.Name())
+}
+
+func parseArgs(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -65,14 +91,24 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 	return err
 }
 
-// newFlagSet returns a FlagSet that reports errors instead of exiting.
+// newFlagSet returns a FlagSet that reports errors instead of exiting;
+// its usage reaches stderr only when asked for (-h), see parseFlags.
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(&heldOutput{to: stderr})
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fmt.Fprintf(stderr, "\nflags (each also read from LEKTA_<FLAG NAME>):\n")
+		fmt.Fprint(fs.Output(), usage)
+		fmt.Fprintf(fs.Output(), "\nflags (each also read from LEKTA_<FLAG NAME>):\n")
 		fs.PrintDefaults()
 	}
 	return fs
 }
+
+// heldOutput keeps what the flag package prints until parseFlags knows
+// whether it was asked for.
+type heldOutput struct {
+	bytes.Buffer
+	to io.Writer
+}
+
+func (h *heldOutput) flush() { h.to.Write(h.Bytes()) }

@@ -59,8 +59,7 @@ func runMembers(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	pos = append(pos, fs.Args()...)
 	if len(pos) != n {
-		fs.Usage()
-		return exitWith(exitBadInput, fmt.Errorf("members %s takes %d argument(s), got %d", cmd, n, len(pos)))
+		return exitWith(exitBadInput, usageError(fs, fmt.Errorf("members %s takes %d argument(s), got %d", cmd, n, len(pos))))
 	}
 	if d.databaseURL != "" {
 		if err := records.CheckURL(d.databaseURL); err != nil {

@@ -53,8 +53,7 @@ func runRecords(ctx context.Context, args []string, getenv func(string) string, 
 		return exitWith(exitBadInput, flagError(err))
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return exitWith(exitBadInput, fmt.Errorf("records takes no arguments, got %q (did you mean records verify?)", fs.Args()))
+		return exitWith(exitBadInput, usageError(fs, fmt.Errorf("records takes no arguments, got %q (did you mean records verify?)", fs.Args())))
 	}
 	h, err := hostFlag(*host)
 	if err != nil {

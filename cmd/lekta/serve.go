@@ -134,8 +134,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitBadInput, flagError(err))
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return exitWith(exitBadInput, fmt.Errorf("serve takes no arguments, got %q", fs.Args()))
+		return exitWith(exitBadInput, usageError(fs, fmt.Errorf("serve takes no arguments, got %q", fs.Args())))
 	}
 	clientRate, proxies, err := sf.parsed()
 	if err != nil {

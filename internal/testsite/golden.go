@@ -1,0 +1,42 @@
+package testsite
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// GoldenReportsDir is the absolute path of audit/testdata/golden, the
+// golden reports of the test site's pages.
+func GoldenReportsDir() string {
+	return filepath.Join(Dir(), "..", "..", "audit", "testdata", "golden")
+}
+
+// GoldenReports reads every golden report, named by file, with its
+// volatile placeholders ("<id>", "<started_at>", …) replaced by plausible
+// values, so that it decodes as a report and renders as one.
+func GoldenReports(tb testing.TB) map[string][]byte {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(GoldenReportsDir(), "*.json"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no golden reports: %v", err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		s := string(b)
+		for ph, v := range map[string]string{
+			`"<id>"`: `"AAAAAAAAAAAAAAAAAAAAAAAAAA"`, `"<started_at>"`: `"2026-12-01T10:00:00Z"`,
+			`"<duration_ms>"`: `1234`, `"<ttfb_ms>"`: `12`, `"<page_time_ms>"`: `180`, `"<Last-Modified>"`: `"Tue, 01 Dec 2026 10:00:00 GMT"`,
+			`"<Etag>"`: `"\"abc\""`,
+		} {
+			s = strings.ReplaceAll(s, ph, v)
+		}
+		out[filepath.Base(f)] = []byte(s)
+	}
+	return out
+}
