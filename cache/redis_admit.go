@@ -17,7 +17,7 @@ func (s *RedisStore) Lookup(ctx context.Context, url string) (Entry, bool, error
 	}
 	ctx, cancel := s.call(ctx)
 	defer cancel()
-	res, err := scriptLookup.Run(ctx, s.client, []string{s.keys.result(t)}, s.nowArg()).Slice()
+	res, err := scriptLookup.Run(ctx, s.client, []string{s.keys.result(t)}, s.nowArg(), s.limits.CacheTTL.Milliseconds()).Slice()
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, false, nil
 	}
