@@ -189,6 +189,10 @@ func (a *Auditor) Run(ctx context.Context, req Request) (*Report, error) {
 		return a.runHeld(ctx, t, adm.Lease)
 	case cache.Cached: // under the ticket's id, by a reference
 		defer a.dropProgress(t.ID)
+		if req.Unkept {
+			adm.Entry.ID = ""
+			return cachedReport(adm.Entry)
+		}
 		return a.answerCached(ctx, t.ID, adm.Entry)
 	case cache.InFlight:
 		defer a.dropProgress(t.ID)
@@ -200,7 +204,9 @@ func (a *Auditor) Run(ctx context.Context, req Request) (*Report, error) {
 	default:
 		return nil, fmt.Errorf("run: store answered %v", adm.Decision)
 	}
-	a.keep(t, r)
+	if !req.Unkept {
+		a.keep(t, r)
+	}
 	return r, nil
 }
 

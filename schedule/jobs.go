@@ -154,7 +154,7 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 	if trigger != audit.TriggerMember {
 		trigger = audit.TriggerScheduled
 	}
-	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID()}
+	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID(), Unkept: trigger == audit.TriggerScheduled}
 	if lostID, ok := startedBefore(row); ok {
 		req.ID = lostID
 		rep, err := s.runner.Lost(ctx, req)
@@ -203,11 +203,24 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 		// Another job's audit of the same URL answered: this due time
 		// runs on its own later, so each recorded re-audit is one fetch.
 		return river.JobSnooze(joinSnooze)
-	case rep.Cached:
-		// The site was not contacted: try again once the result expires.
-		return river.JobSnooze(max(s.cfg.CacheTTL-time.Duration(rep.CacheAgeS)*time.Second, 0) + time.Second)
+	case rep.Cached && trigger == audit.TriggerScheduled:
+		// The site was not contacted and nothing was stored: try again
+		// once the result is no longer fresh.
+		return river.JobSnooze(s.untilStale(rep))
 	}
 	return s.record(ctx, site, id, due, trigger, rep, prev)
+}
+
+// untilStale is how long a re-audit answered by the cached result rep
+// waits: until the result is no longer fresh by CacheTTL (the store reads
+// by the same TTL), rounded up to the next second. A store that still
+// answered a result this old waits one whole TTL, never a busy loop.
+func (s *Scheduler) untilStale(rep *audit.Report) time.Duration {
+	left := s.cfg.CacheTTL - time.Duration(rep.CacheAgeS)*time.Second
+	if left <= 0 {
+		left = s.cfg.CacheTTL
+	}
+	return left + time.Second
 }
 
 // record stores the history entry of rep and queues the webhook on a regression.

@@ -80,8 +80,10 @@ func (s *Server) ended(req audit.Request, rep *audit.Report, err error) {
 		outcome = string(rep.Status)
 		switch {
 		case rep.Cached:
+			// Not a submission answered from the cache (those count in
+			// lekta_cache_hits_total where they are answered): a queued
+			// audit or a re-audit that a fresh result answered.
 			outcome = outcomeCached
-			s.metrics.cacheHits.Inc()
 		case rep.Joined:
 			outcome = outcomeJoined
 		case rep.Reason == audit.ReasonLost:
