@@ -148,7 +148,9 @@ type Admission struct {
 	RetryAfter time.Duration
 	// Reason is set when Refused: ReasonConcurrency or the window with the
 	// longest wait, as Window.String gives it ("1/1m", "5/1h"). Ties go to
-	// concurrency, then to the earlier window.
+	// concurrency, then to the earlier window. A Reserved start later than
+	// now carries the constraint that put it off, named alike (a start
+	// shared with another id's reservation carries none).
 	Reason string
 	// StartsAt is set when Reserved: the time reserved for the audit's
 	// start, by the store's clock. An Admit refusal of an audit that held
