@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,10 @@ type ReauditArgs struct {
 	SiteID  string `json:"site_id" river:"unique"`
 	DueMS   int64  `json:"due_ms" river:"unique"`
 	Trigger string `json:"trigger"`
+	// ReportID is the id a member's run-now reserved its start under;
+	// Reason says in words why that start is later than the request.
+	ReportID string `json:"report_id,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // Kind is River's name for the job.
@@ -154,7 +159,7 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 	if trigger != audit.TriggerMember {
 		trigger = audit.TriggerScheduled
 	}
-	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID(), Unkept: trigger == audit.TriggerScheduled}
+	req := audit.Request{URL: site.URL, Trigger: trigger, ID: cmp.Or(a.ReportID, audit.NewID()), Unkept: trigger == audit.TriggerScheduled}
 	if lostID, ok := startedBefore(row); ok {
 		req.ID = lostID
 		rep, err := s.runner.Lost(ctx, req)

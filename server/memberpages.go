@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/schedule"
 )
@@ -261,11 +262,12 @@ func formInput(r *http.Request) siteInput {
 	return siteInput{URL: &u, Schedule: &sch, WebhookURL: &hook}
 }
 
-// entryRow is one history entry on the site page.
+// entryRow is one history entry on the site page; Cached says, for a run
+// answered from the cache, how old the result was.
 type entryRow struct {
-	RanAt, Trigger, Status, Rule, ReportID, Verdict string
-	Regression                                      bool
-	Changes                                         []string
+	RanAt, Trigger, Status, Rule, ReportID, Verdict, Cached string
+	Regression                                              bool
+	Changes                                                 []string
 }
 
 func (s *Server) sitePage(w http.ResponseWriter, r *http.Request, ss session) {
@@ -288,6 +290,9 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 	for _, e := range es {
 		row := entryRow{RanAt: e.RanAt.Format("2006-01-02 15:04:05 UTC"), Trigger: e.Trigger, Status: e.Status, Rule: e.Rule,
 			ReportID: e.ReportID, Verdict: sharesText(e), Regression: e.Regression, Changes: changeLines(e.Changes)}
+		if cached, age := cachedRun(e); cached {
+			row.Cached = "from the cache, " + compare.Duration(time.Duration(age)*time.Second) + " old"
+		}
 		rows = append(rows, row)
 	}
 	delivery := ""
@@ -297,8 +302,9 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 	data := struct {
 		Site                                 records.Site
 		CSRF, Error, Secret, Badge, Delivery string
+		Pending                              []pendingRow
 		Entries                              []entryRow
-	}{site, ss.csrf, msg, secret, "/badge/" + site.BadgeToken + ".svg", delivery, rows}
+	}{site, ss.csrf, msg, secret, "/badge/" + site.BadgeToken + ".svg", delivery, s.pendingRows(r.Context(), site.ID), rows}
 	s.pages.renderPage(w, status, "site", layout{Title: "Saved site", NoIndex: true, Data: data})
 }
 
