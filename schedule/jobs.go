@@ -171,10 +171,7 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 	req.OnStart = s.markStarted(row, req.ID)
 	var prev *Summary
 	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
-		var p Summary
-		if json.Unmarshal(e.Summary, &p) == nil && p.Status != "" {
-			prev = &p
-		}
+		prev = summaryOf(e)
 		if trigger == audit.TriggerScheduled {
 			s.conditional(ctx, site, e, &req)
 		}
@@ -214,6 +211,16 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 		return river.JobSnooze(s.untilStale(rep))
 	}
 	return s.record(ctx, site, id, due, trigger, rep, prev)
+}
+
+// summaryOf is the stored summary of entry e, what the next run is
+// compared with; nil when it has none.
+func summaryOf(e records.Entry) *Summary {
+	var p Summary
+	if json.Unmarshal(e.Summary, &p) != nil || p.Status == "" {
+		return nil
+	}
+	return &p
 }
 
 // untilStale is how long a re-audit answered by the cached result rep

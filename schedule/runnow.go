@@ -54,10 +54,7 @@ func (s *Scheduler) RecordCached(ctx context.Context, siteID string, at time.Tim
 	at = at.Truncate(time.Millisecond)
 	var prev *Summary
 	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
-		var p Summary
-		if json.Unmarshal(e.Summary, &p) == nil && p.Status != "" {
-			prev = &p
-		}
+		prev = summaryOf(e)
 	} else if !errors.Is(err, records.ErrNotFound) {
 		return records.Entry{}, fmt.Errorf("record cached run of %s: %w", siteID, err)
 	}
