@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,10 +23,9 @@ type ReauditArgs struct {
 	SiteID  string `json:"site_id" river:"unique"`
 	DueMS   int64  `json:"due_ms" river:"unique"`
 	Trigger string `json:"trigger"`
-	// ReportID is the id a member's run-now reserved its start under;
-	// Reason says in words why that start is later than the request.
-	ReportID string `json:"report_id,omitempty"`
-	Reason   string `json:"reason,omitempty"`
+	// Reason says in words why a member's run-now starts later than it
+	// was asked for (the start its URL reserved; Admit keeps it by URL).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Kind is River's name for the job.
@@ -159,7 +157,7 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 	if trigger != audit.TriggerMember {
 		trigger = audit.TriggerScheduled
 	}
-	req := audit.Request{URL: site.URL, Trigger: trigger, ID: cmp.Or(a.ReportID, audit.NewID()), Unkept: trigger == audit.TriggerScheduled}
+	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID(), Unkept: trigger == audit.TriggerScheduled}
 	if lostID, ok := startedBefore(row); ok {
 		req.ID = lostID
 		rep, err := s.runner.Lost(ctx, req)

@@ -14,11 +14,11 @@ import (
 	"lekta.dev/lekta/records"
 )
 
-// MemberRun is how a member's run-now is queued: the start its audit
-// reserved and, when that is later than the request, why.
+// MemberRun is how a member's run-now is queued: the start its URL
+// reserved (the job's audit consumes the reservation, which the store
+// keeps by URL, when it starts) and, when that is later than the request,
+// why.
 type MemberRun struct {
-	// ReportID is the id the start was reserved under; empty for none.
-	ReportID string
 	// StartsAt is the reserved start; zero or past: at once.
 	StartsAt time.Time
 	// Reason says in words why it starts later (audit.WaitReason).
@@ -34,8 +34,7 @@ func (s *Scheduler) RunNow(ctx context.Context, siteID string, at time.Time, run
 	if run.StartsAt.Sub(s.cfg.Now()) > shortWait {
 		opts.ScheduledAt = run.StartsAt
 	}
-	args := ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember),
-		ReportID: run.ReportID, Reason: run.Reason}
+	args := ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember), Reason: run.Reason}
 	if _, err := s.client.Insert(ctx, args, &opts); err != nil {
 		return "", fmt.Errorf("queue re-audit of %s: %w", siteID, err)
 	}

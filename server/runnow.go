@@ -112,10 +112,10 @@ func (s *Server) queueRun(ctx context.Context, m records.Member, site records.Si
 }
 
 // runStart is when a run-now ticket t, submitted at now, may start and
-// why not sooner: its reserved start, or, refused for longer than
-// runNowWithin or joining a running audit, the wait the report gives.
+// why not sooner: its reserved start; refused for longer than
+// runNowWithin, the wait its report gives; joining a running audit, at once.
 func runStart(t *audit.Ticket, now time.Time) schedule.MemberRun {
-	run := schedule.MemberRun{ReportID: t.ID}
+	var run schedule.MemberRun
 	switch rep := t.Ready(); {
 	case t.Reserved():
 		run.StartsAt = t.StartsAt
@@ -126,12 +126,11 @@ func runStart(t *audit.Ticket, now time.Time) schedule.MemberRun {
 			}
 		}
 	case rep != nil && rep.Status == audit.StatusRateLimited:
-		run.ReportID = ""
 		run.StartsAt = now.Add(time.Duration(rep.RetryAfterS) * time.Second)
 		run.Reason = audit.WaitReason(rep.Limit)
-	default: // joined: the running audit's result answers it
-		run.ReportID = ""
 	}
+	// Otherwise joined: it starts at once, and the running audit's result
+	// answers it from the cache.
 	return run
 }
 
