@@ -107,6 +107,11 @@ type Request struct {
 	// sent without Previous.
 	Validators plainget.Validators
 	Previous   *LaneReport
+	// Unkept makes Run store nothing when it did not audit: a URL that a
+	// fresh cached result answers comes back as that result under no id
+	// of its own, a joined audit's report is not kept under req.ID. For a
+	// scheduled re-audit, which is then put off, not recorded.
+	Unkept bool
 }
 
 // New returns an Auditor; Guard and Renderer are required.

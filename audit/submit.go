@@ -51,7 +51,10 @@ type Ticket struct {
 	// StartsAt is set when Submit reserved a start for a queued audit: the
 	// caller queues it for then and calls Run with the same id.
 	StartsAt time.Time
-	done     bool
+	// Limit is set when that start is later than now: the per-host limit
+	// that put it off ("concurrency", "1/1m"); WaitReason says it in words.
+	Limit string
+	done  bool
 	// onStart is Request.OnStart.
 	onStart func(ctx context.Context) error
 	// stored is the step last written to the shared store.
@@ -108,7 +111,7 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	case cache.Admitted:
 		t.lease = &adm.Lease
 	case cache.Reserved:
-		t.StartsAt = adm.StartsAt
+		t.StartsAt, t.Limit = adm.StartsAt, adm.Reason
 	default:
 		err = fmt.Errorf("submit: store answered %v", adm.Decision)
 	}
@@ -189,6 +192,10 @@ func (a *Auditor) Run(ctx context.Context, req Request) (*Report, error) {
 		return a.runHeld(ctx, t, adm.Lease)
 	case cache.Cached: // under the ticket's id, by a reference
 		defer a.dropProgress(t.ID)
+		if req.Unkept {
+			adm.Entry.ID = ""
+			return cachedReport(adm.Entry)
+		}
 		return a.answerCached(ctx, t.ID, adm.Entry)
 	case cache.InFlight:
 		defer a.dropProgress(t.ID)
@@ -200,7 +207,9 @@ func (a *Auditor) Run(ctx context.Context, req Request) (*Report, error) {
 	default:
 		return nil, fmt.Errorf("run: store answered %v", adm.Decision)
 	}
-	a.keep(t, r)
+	if !req.Unkept {
+		a.keep(t, r)
+	}
 	return r, nil
 }
 

@@ -17,6 +17,7 @@ var leaseCases = []struct {
 	{"admit honours reservations and moves a refused one", testAdmitHonoursReservations},
 	{"reserved starts keep the start slack beyond a window", testReserveSlack},
 	{"one URL reserved twice shares one start", testReserveSameURL},
+	{"a reserved start put off says which limit", testReserveReason},
 	{"reserve sees cache, in flight and the running audit", testReserveStates},
 	{"a reservation lapses ReserveGrace past its time", testReserveLapses},
 	{"a lease lives at least LeaseMin whatever the renewals", testLeaseMin},
@@ -66,6 +67,23 @@ func wantMoved(tb testing.TB, s Store, url, id string, wait time.Duration, reaso
 	if a.Decision != Refused || a.RetryAfter != wait || a.Reason != reason || t0Plus(a.StartsAt) != at {
 		tb.Fatalf("Admit(%s, %s) = %s retry %v reason %q moved to t0+%v, want refused retry %v reason %q moved to t0+%v",
 			url, id, a.Decision, a.RetryAfter, a.Reason, t0Plus(a.StartsAt), wait, reason, at)
+	}
+}
+
+func testReserveReason(t *testing.T, newStore factory) {
+	h := newStore(t, Defaults(), slowPoll)
+	for _, c := range []struct {
+		url, id string
+		at      time.Duration
+		reason  string
+	}{
+		{urlA, "q1", 0, ""},
+		{urlB, "q2", time.Minute, "1/1m"},
+	} {
+		a, err := h.Reserve(bg, c.url, c.id, reserveWithin)
+		if err != nil || a.Decision != Reserved || t0Plus(a.StartsAt) != c.at || a.Reason != c.reason {
+			t.Fatalf("Reserve(%s) = %+v, %v; want reserved at t0+%v, reason %q", c.url, a, err, c.at, c.reason)
+		}
 	}
 }
 

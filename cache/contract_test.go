@@ -24,6 +24,9 @@ type harness struct {
 	ttls func(tb testing.TB) map[string]time.Duration
 	// waiters reports how many Wait calls are waiting on id.
 	waiters func(tb testing.TB, host, id string) int
+	// reopen opens the store again on the same state and clock, enforcing
+	// l: a restart with other flags, or another process on the same data.
+	reopen func(t *testing.T, l Limits) Store
 }
 
 // factory makes a fresh, empty store enforcing l, whose Wait polls every poll.
@@ -61,6 +64,7 @@ func runStoreContract(t *testing.T, newStore factory) {
 		{"failed audits still count", testFailedCounts},
 		{"cache hit bypasses an exhausted limiter", testCacheBypass},
 		{"cache TTL from completion not refreshed by reads", testCacheTTL},
+		{"the reader's cache TTL wins over the writer's", testReaderTTL},
 		{"result appearing between lookup and admit", testResultBetween},
 		{"join receives the result", testJoinResult},
 		{"join receives a failure", testJoinFailure},
@@ -388,6 +392,34 @@ func testCacheTTL(t *testing.T, newStore factory) {
 	a, err := h.Admit(bg, urlA, "id2")
 	if err != nil || a.Decision != Admitted {
 		t.Fatalf("Admit after the cache expired = %+v, %v; want admitted", a, err)
+	}
+}
+
+// testReaderTTL writes a result under the default 15-minute TTL, then
+// reads it through the store opened again with a 1-minute TTL: fresh to
+// that reader only while younger than a minute, whatever the entry's own
+// expiry says. Every way in answers alike: Lookup, Admit and Reserve.
+func testReaderTTL(t *testing.T, newStore factory) {
+	h := newStore(t, Defaults(), slowPoll)
+	l := mustAdmit(t, h, urlA, "id1")
+	done := 2 * time.Second
+	h.clock.Set(done)
+	mustComplete(t, h, l, "report-a", false)
+	short := Defaults()
+	short.CacheTTL = time.Minute
+	r := h.reopen(t, short)
+	h.clock.Set(done + time.Minute - time.Millisecond)
+	wantHit(t, r, urlA, "id1", "report-a", time.Minute-time.Millisecond)
+	if a, err := r.Admit(bg, urlA, "id2"); err != nil || a.Decision != Cached {
+		t.Fatalf("Admit younger than the reader's TTL = %+v, %v; want cached", a, err)
+	}
+	h.clock.Set(done + time.Minute)
+	wantMiss(t, r, urlA)
+	if a, err := r.Reserve(bg, urlA, "id3", time.Minute); err != nil || a.Decision != Reserved {
+		t.Fatalf("Reserve once older than the reader's TTL = %+v, %v; want reserved", a, err)
+	}
+	if a, err := r.Admit(bg, urlA, "id3"); err != nil || a.Decision != Admitted {
+		t.Fatalf("Admit once older than the reader's TTL = %+v, %v; want admitted", a, err)
 	}
 }
 

@@ -174,11 +174,12 @@ func (m *MemoryStore) sweep(now int64) {
 	}
 }
 
-// freshResult returns the cached result of t if still fresh; m.mu is held.
+// freshResult returns the cached result of t if still fresh by its own
+// expiry and by this store's CacheTTL (the reader's TTL wins); m.mu is held.
 func (m *MemoryStore) freshResult(t target, now int64) (memResult, bool) {
 	k := m.keys.result(t)
 	r, ok := m.results[k]
-	if ok && now >= r.exp {
+	if ok && (now >= r.exp || !fresh(r.at, now, m.limits.CacheTTL)) {
 		delete(m.results, k)
 		ok = false
 	}

@@ -76,7 +76,7 @@ func (m *MemoryStore) Reserve(_ context.Context, url, id string, within time.Dur
 		return Admission{Decision: Refused, RetryAfter: ms(wait), Reason: m.limits.reason(reason)}, nil
 	}
 	h.resv[t.hash] = memResv{id: id, at: at}
-	return Admission{Decision: Reserved, StartsAt: time.UnixMilli(at)}, nil
+	return reservedAt(m.limits, at, now, reason), nil
 }
 
 // Unreserve implements Store.

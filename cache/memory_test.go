@@ -24,6 +24,14 @@ func newMemoryHarness(t *testing.T, l Limits, poll time.Duration) harness {
 			defer m.mu.Unlock()
 			return m.waiting
 		},
+		// A memory store's state lives in its process: opening it again is
+		// the same store under other limits.
+		reopen: func(_ *testing.T, l Limits) Store {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.limits = l
+			return m
+		},
 	}
 }
 

@@ -154,6 +154,16 @@ func plan(l Limits, starts []int64, others []reservation, leases []hostLease, no
 	return at, 0, reason, false
 }
 
+// reservedAt is Reserve's answer for a start held at at: Reason names the
+// constraint that put it off (plan's reason) when that is later than now.
+func reservedAt(l Limits, at, now int64, reason int) Admission {
+	a := Admission{Decision: Reserved, StartsAt: time.UnixMilli(at)}
+	if at > now {
+		a.Reason = l.reason(reason)
+	}
+	return a
+}
+
 // padded is ws with each window slack longer: reserved starts keep that
 // much more than a window apart, for the time an audit's first request
 // takes to reach the site after its admission.

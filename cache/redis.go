@@ -180,11 +180,13 @@ func redactURL(err error) error {
 }
 
 // admitTail is the constant part of the admit and reserve scripts'
-// arguments after now and id, but for within (ARGV[9]) and the URL's hash
-// (ARGV[11]), which decision fills in.
+// arguments after now and id (ARGV[3] to ARGV[12], then the windows from
+// ARGV[13], as decide.lua lists them), but for within (ARGV[9]) and the
+// URL's hash (ARGV[11]), which decision fills in.
 func admitTail(l Limits) []any {
 	tl := []any{l.Concurrency, l.LeaseTTL.Milliseconds(), l.longest().Milliseconds(),
-		l.LeaseMin.Milliseconds(), l.typical(), ReserveGrace.Milliseconds(), 0, l.StartSlack.Milliseconds(), ""}
+		l.LeaseMin.Milliseconds(), l.typical(), ReserveGrace.Milliseconds(), 0, l.StartSlack.Milliseconds(), "",
+		l.CacheTTL.Milliseconds()}
 	for _, w := range l.Windows {
 		tl = append(tl, w.N, w.Per.Milliseconds())
 	}

@@ -17,7 +17,7 @@ func (s *RedisStore) Lookup(ctx context.Context, url string) (Entry, bool, error
 	}
 	ctx, cancel := s.call(ctx)
 	defer cancel()
-	res, err := scriptLookup.Run(ctx, s.client, []string{s.keys.result(t)}, s.nowArg()).Slice()
+	res, err := scriptLookup.Run(ctx, s.client, []string{s.keys.result(t)}, s.nowArg(), s.limits.CacheTTL.Milliseconds()).Slice()
 	if errors.Is(err, redis.Nil) {
 		return Entry{}, false, nil
 	}
@@ -150,9 +150,14 @@ func (s *RedisStore) admission(t target, id string, res []any) (Admission, error
 			}
 		}
 	case replyReserved:
-		if len(res) == 2 {
+		if len(res) == 2 || len(res) == 3 {
 			if at, ok := res[1].(int64); ok {
-				return Admission{Decision: Reserved, StartsAt: time.UnixMilli(at)}, nil
+				a := Admission{Decision: Reserved, StartsAt: time.UnixMilli(at)}
+				if len(res) == 3 {
+					reason, _ := res[2].(int64)
+					a.Reason = s.limits.reason(int(reason))
+				}
+				return a, nil
 			}
 		}
 	}

@@ -27,12 +27,17 @@ func newRedisHarnessAt(url string, raw redis.UniversalClient, cluster bool, newA
 		// The suite checks semantics; a generous CallTimeout keeps a loaded
 		// machine from turning into ErrUnavailable. The Redis-down and pause
 		// tests use the production default.
-		s, err := NewRedisStore(bg, url, newArchive(t), l, RedisOptions{Prefix: prefix, Cluster: cluster, Clock: clock.Now,
-			PollInterval: poll, CallTimeout: 2 * time.Second})
-		if err != nil {
-			t.Fatalf("NewRedisStore: %v", err)
+		archive := newArchive(t)
+		open := func(t *testing.T, l Limits) *RedisStore {
+			s, err := NewRedisStore(bg, url, archive, l, RedisOptions{Prefix: prefix, Cluster: cluster, Clock: clock.Now,
+				PollInterval: poll, CallTimeout: 2 * time.Second})
+			if err != nil {
+				t.Fatalf("NewRedisStore: %v", err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s
 		}
-		t.Cleanup(func() { _ = s.Close() })
+		s := open(t, l)
 		return harness{
 			Store:     s,
 			clock:     clock,
@@ -45,6 +50,7 @@ func newRedisHarnessAt(url string, raw redis.UniversalClient, cluster bool, newA
 				}
 				return int(n[s.keys.done(host, id)])
 			},
+			reopen: func(t *testing.T, l Limits) Store { return open(t, l) },
 		}
 	}
 }

@@ -107,22 +107,23 @@ func (s *SQLiteStore) Lookup(ctx context.Context, url string) (Entry, bool, erro
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("lookup: %w", err)
 	}
-	e, ok, err := readResult(ctx, s.reads.result, t, s.clock())
+	e, ok, err := readResult(ctx, s.reads.result, t, s.clock(), s.limits.CacheTTL)
 	if err != nil {
 		return Entry{}, false, s.fail("lookup", err)
 	}
 	return e, ok, nil
 }
 
-// readResult reads the fresh cached result of t at now.
-func readResult(ctx context.Context, stmt *sql.Stmt, t target, now int64) (Entry, bool, error) {
+// readResult reads the cached result of t fresh at now, by its expiry and
+// by the reader's ttl.
+func readResult(ctx context.Context, stmt *sql.Stmt, t target, now int64, ttl time.Duration) (Entry, bool, error) {
 	var (
 		id      string
 		at, exp int64
 		blob    []byte
 	)
 	err := stmt.QueryRowContext(ctx, t.hash).Scan(&id, &at, &exp, &blob)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && now >= exp {
+	if errors.Is(err, sql.ErrNoRows) || err == nil && (now >= exp || !fresh(at, now, ttl)) {
 		return Entry{}, false, nil
 	}
 	if err != nil {

@@ -183,7 +183,7 @@ func (st hostState) others(hash string) []reservation {
 
 // snapshot runs the admission query (sqlAdmit) on stmt.
 func (s *SQLiteStore) snapshot(ctx context.Context, stmt *sql.Stmt, t target, now int64) (hostState, error) {
-	rows, err := stmt.QueryContext(ctx, t.hash, now, t.host, now, t.host, now-s.limits.longest().Milliseconds(),
+	rows, err := stmt.QueryContext(ctx, t.hash, now, now-s.limits.CacheTTL.Milliseconds(), t.host, now, t.host, now-s.limits.longest().Milliseconds(),
 		t.host, now-ReserveGrace.Milliseconds())
 	if err != nil {
 		return hostState{}, s.fail("admit", err)

@@ -51,7 +51,7 @@ func (s *SQLiteStore) Reserve(ctx context.Context, url, id string, within time.D
 			a = Admission{Decision: Refused, RetryAfter: ms(wait), Reason: s.limits.reason(reason)}
 			return s.exec(ctx, w.conn, "reserve", sqlDeleteReservation, t.host, t.hash)
 		}
-		a = Admission{Decision: Reserved, StartsAt: time.UnixMilli(at)}
+		a = reservedAt(s.limits, at, now, reason)
 		return s.exec(ctx, w.conn, "reserve", sqlPutReservation, t.host, t.hash, id, at)
 	})
 	return a, err

@@ -22,9 +22,10 @@ const (
 	// sqlAdmit reads everything a decision needs in one statement, so
 	// from one snapshot: kind 0 the URL's result if fresh, 1 each live
 	// lease of the host (expiry, start), 2 each start inside the longest
-	// window, 3 each live reservation. Arguments: url hash, now, host,
-	// now, host, the longest window's cut, host, now minus ReserveGrace.
-	sqlAdmit = `SELECT 0, id, '', completed_at, 0, body FROM hot_results WHERE url_hash = ? AND expires_at > ?
+	// window, 3 each live reservation. Arguments: url hash, now, now
+	// minus the reader's CacheTTL, host, now, host, the longest window's
+	// cut, host, now minus ReserveGrace.
+	sqlAdmit = `SELECT 0, id, '', completed_at, 0, body FROM hot_results WHERE url_hash = ? AND expires_at > ? AND completed_at > ?
 		UNION ALL SELECT 1, id, url_hash, expires_at, started_at, NULL FROM hot_leases WHERE host = ? AND expires_at > ?
 		UNION ALL SELECT 2, '', '', at, 0, NULL FROM hot_starts WHERE host = ? AND at > ?
 		UNION ALL SELECT 3, id, url_hash, at, 0, NULL FROM hot_reservations WHERE host = ? AND at > ?`

@@ -17,7 +17,13 @@ import (
 // start-up, with its reports in the same file.
 func newSQLiteHarness(t *testing.T, l Limits, poll time.Duration) harness {
 	t.Helper()
-	h, _ := openSQLiteHarness(t, t.TempDir(), l, poll)
+	dir := t.TempDir()
+	h, _ := openSQLiteHarness(t, dir, l, poll)
+	h.reopen = func(t *testing.T, l Limits) Store {
+		r, _ := openSQLiteHarness(t, dir, l, poll)
+		r.Store.(*SQLiteStore).now = h.clock.Now
+		return r.Store
+	}
 	return h
 }
 

@@ -148,7 +148,9 @@ type Admission struct {
 	RetryAfter time.Duration
 	// Reason is set when Refused: ReasonConcurrency or the window with the
 	// longest wait, as Window.String gives it ("1/1m", "5/1h"). Ties go to
-	// concurrency, then to the earlier window.
+	// concurrency, then to the earlier window. A Reserved start later than
+	// now carries the constraint that put it off, named alike (a start
+	// shared with another id's reservation carries none).
 	Reason string
 	// StartsAt is set when Reserved: the time reserved for the audit's
 	// start, by the store's clock. An Admit refusal of an audit that held
@@ -184,12 +186,23 @@ type Progress struct {
 	UpdatedAt time.Time
 }
 
+// fresh reports whether a result completed at at (unix ms) may still answer
+// at now under ttl: completed_at > now - ttl. Every store applies its own
+// CacheTTL when it reads, whatever expiry the writer stored, so that no
+// instance answers with a result older than its own --cache-ttl.
+func fresh(at, now int64, ttl time.Duration) bool {
+	return at > now-ttl.Milliseconds()
+}
+
 // Store is the shared state of audits. URLs must be normalised by the caller
 // (policy); the store keys limits by their lower-case hostname without port
 // and caches by the exact URL string.
 type Store interface {
 	// Lookup returns a fresh cached result for url, with its age. It never
-	// charges the limiter. A failed audit is never cached.
+	// charges the limiter. A failed audit is never cached. Fresh is by the
+	// reading store's Limits.CacheTTL as well as the stored expiry: a
+	// result written under a longer TTL is not answered once older than
+	// the reader's (here, and in Admit and Reserve).
 	Lookup(ctx context.Context, url string) (Entry, bool, error)
 	// Admit decides atomically: Cached if a fresh result exists, InFlight if
 	// the same URL is running, else Admitted (the start counts against every

@@ -134,7 +134,7 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 			var overheads []time.Duration
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
-				if _, err := s.RunNow(ctx, fmt.Sprintf("s_%08d", i%sites), time.Now().Add(time.Duration(i)*time.Millisecond)); err != nil {
+				if _, err := s.RunNow(ctx, fmt.Sprintf("s_%08d", i%sites), time.Now().Add(time.Duration(i)*time.Millisecond), MemberRun{}); err != nil {
 					b.Fatal(err)
 				}
 				select {

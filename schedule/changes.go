@@ -40,6 +40,10 @@ type Summary struct {
 	Plain     LaneSummary  `json:"plain"`
 	Render    LaneSummary  `json:"render"`
 	Findings  []FindingKey `json:"findings"`
+	// Cached marks a run answered from the result cache (a member's run
+	// now while a fresh result was cached), CacheAgeS the result's age.
+	Cached    bool  `json:"cached,omitempty"`
+	CacheAgeS int64 `json:"cache_age_s,omitempty"`
 }
 
 // FieldChange is one field of one lane that changed since the previous
@@ -71,7 +75,7 @@ type Changes struct {
 
 // Summarize keeps what change tracking compares of a report.
 func Summarize(r *audit.Report) Summary {
-	s := Summary{Status: string(r.Status), Findings: []FindingKey{}}
+	s := Summary{Status: string(r.Status), Findings: []FindingKey{}, Cached: r.Cached, CacheAgeS: r.CacheAgeS}
 	if r.Verdict != nil {
 		s.TextShare, s.LinkShare = r.Verdict.TextShare, r.Verdict.LinkShare
 	}

@@ -23,6 +23,9 @@ type ReauditArgs struct {
 	SiteID  string `json:"site_id" river:"unique"`
 	DueMS   int64  `json:"due_ms" river:"unique"`
 	Trigger string `json:"trigger"`
+	// Reason says in words why a member's run-now starts later than it
+	// was asked for (the start its URL reserved; Admit keeps it by URL).
+	Reason string `json:"reason,omitempty"`
 }
 
 // Kind is River's name for the job.
@@ -154,7 +157,7 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 	if trigger != audit.TriggerMember {
 		trigger = audit.TriggerScheduled
 	}
-	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID()}
+	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID(), Unkept: trigger == audit.TriggerScheduled}
 	if lostID, ok := startedBefore(row); ok {
 		req.ID = lostID
 		rep, err := s.runner.Lost(ctx, req)
@@ -166,10 +169,7 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 	req.OnStart = s.markStarted(row, req.ID)
 	var prev *Summary
 	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
-		var p Summary
-		if json.Unmarshal(e.Summary, &p) == nil && p.Status != "" {
-			prev = &p
-		}
+		prev = summaryOf(e)
 		if trigger == audit.TriggerScheduled {
 			s.conditional(ctx, site, e, &req)
 		}
@@ -203,11 +203,34 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 		// Another job's audit of the same URL answered: this due time
 		// runs on its own later, so each recorded re-audit is one fetch.
 		return river.JobSnooze(joinSnooze)
-	case rep.Cached:
-		// The site was not contacted: try again once the result expires.
-		return river.JobSnooze(max(s.cfg.CacheTTL-time.Duration(rep.CacheAgeS)*time.Second, 0) + time.Second)
+	case rep.Cached && trigger == audit.TriggerScheduled:
+		// The site was not contacted and nothing was stored: try again
+		// once the result is no longer fresh.
+		return river.JobSnooze(s.untilStale(rep))
 	}
 	return s.record(ctx, site, id, due, trigger, rep, prev)
+}
+
+// summaryOf is the stored summary of entry e, what the next run is
+// compared with; nil when it has none.
+func summaryOf(e records.Entry) *Summary {
+	var p Summary
+	if json.Unmarshal(e.Summary, &p) != nil || p.Status == "" {
+		return nil
+	}
+	return &p
+}
+
+// untilStale is how long a re-audit answered by the cached result rep
+// waits: until the result is no longer fresh by CacheTTL (the store reads
+// by the same TTL), rounded up to the next second. A store that still
+// answered a result this old waits one whole TTL, never a busy loop.
+func (s *Scheduler) untilStale(rep *audit.Report) time.Duration {
+	left := s.cfg.CacheTTL - time.Duration(rep.CacheAgeS)*time.Second
+	if left <= 0 {
+		left = s.cfg.CacheTTL
+	}
+	return left + time.Second
 }
 
 // record stores the history entry of rep and queues the webhook on a regression.

@@ -352,19 +352,6 @@ func (s *Scheduler) CheckSchedule(spec string) error {
 	return err
 }
 
-// RunNow queues a member-triggered re-audit of the site now and returns the
-// id its history entry will have.
-func (s *Scheduler) RunNow(ctx context.Context, siteID string, at time.Time) (string, error) {
-	at = at.Truncate(time.Millisecond)
-	opts := ReauditArgs{}.InsertOpts()
-	opts.Priority = priorityMember
-	_, err := s.client.Insert(ctx, ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember)}, &opts)
-	if err != nil {
-		return "", fmt.Errorf("queue re-audit of %s: %w", siteID, err)
-	}
-	return records.HistoryID(siteID, at), nil
-}
-
 // SQLite is River's own SQLite pool, nil on PostgreSQL (for tests).
 func (s *Scheduler) SQLite() *sql.DB { return s.sqlDB }
 

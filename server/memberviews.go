@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/records"
 )
 
@@ -40,9 +41,12 @@ type siteCard struct {
 // historyRow is one re-audit on the site page.
 type historyRow struct {
 	Ran, RanISO, Trigger, ReportID string
-	State                          runState
-	Regression                     bool
-	Changes                        []string
+	// Cached says, for a run answered from the result cache, how old the
+	// result was.
+	Cached     string
+	State      runState
+	Regression bool
+	Changes    []string
 }
 
 // historyTriggers say who started a re-audit.
@@ -150,8 +154,12 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 		if trig == "" {
 			trig = e.Trigger
 		}
-		rows = append(rows, historyRow{Ran: e.RanAt.UTC().Format(memberTime), RanISO: e.RanAt.UTC().Format(memberTimeISO),
-			Trigger: trig, ReportID: e.ReportID, State: stateOf(e), Regression: e.Regression, Changes: changeLog(e)})
+		row := historyRow{Ran: e.RanAt.UTC().Format(memberTime), RanISO: e.RanAt.UTC().Format(memberTimeISO),
+			Trigger: trig, ReportID: e.ReportID, State: stateOf(e), Regression: e.Regression, Changes: changeLog(e)}
+		if cached, age := cachedRun(e); cached {
+			row.Cached = "from the cache, " + compare.Duration(time.Duration(age)*time.Second) + " old"
+		}
+		rows = append(rows, row)
 	}
 	delivery := ""
 	if !site.WebhookAt.IsZero() {
@@ -163,12 +171,13 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 		Schedule, CSRF, Secret string
 		Badge, BadgeMarkdown   string
 		BadgeHTML, Delivery    string
+		Pending                []pendingRow
 		Entries                []historyRow
 		Form                   siteForm
 	}{site, scheduleWords(site.Schedule), ss.csrf, secret, badge,
 		"![What AI crawlers see, by Lekta](" + badge + ")",
 		`<img src="` + badge + `" alt="What AI crawlers see, by Lekta" height="20">`,
-		delivery, rows, form}
+		delivery, s.pendingRows(r.Context(), site.ID), rows, form}
 	s.pages.renderPage(w, status, "site", layout{Title: "Saved site", NoIndex: true, Data: data})
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/schedule"
 )
 
@@ -30,9 +31,14 @@ type Queue interface {
 	// CheckSchedule refuses a schedule that is unreadable or more frequent
 	// than the service's minimum interval.
 	CheckSchedule(spec string) error
-	// RunNow queues a member-triggered re-audit and returns the id of its
-	// history entry.
-	RunNow(ctx context.Context, siteID string, at time.Time) (string, error)
+	// RunNow queues a member-triggered re-audit to start at run.StartsAt
+	// and returns the id of its history entry.
+	RunNow(ctx context.Context, siteID string, at time.Time, run schedule.MemberRun) (string, error)
+	// RecordCached records a cached result as a member's run requested at
+	// at, and returns its history entry.
+	RecordCached(ctx context.Context, siteID string, at time.Time, rep *audit.Report) (records.Entry, error)
+	// PendingRuns lists the site's run-now requests still waiting.
+	PendingRuns(ctx context.Context, siteID string) ([]schedule.Pending, error)
 	// Stop stops taking jobs and waits for the running ones, or for ctx.
 	Stop(ctx context.Context) error
 }
@@ -80,8 +86,10 @@ func (s *Server) ended(req audit.Request, rep *audit.Report, err error) {
 		outcome = string(rep.Status)
 		switch {
 		case rep.Cached:
+			// Not a submission answered from the cache (those count in
+			// lekta_cache_hits_total where they are answered): a queued
+			// audit or a re-audit that a fresh result answered.
 			outcome = outcomeCached
-			s.metrics.cacheHits.Inc()
 		case rep.Joined:
 			outcome = outcomeJoined
 		case rep.Reason == audit.ReasonLost:

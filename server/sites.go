@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
+	"lekta.dev/lekta/schedule"
 )
 
 // Defaults of the member limits.
@@ -70,6 +70,10 @@ type historyEntry struct {
 	Critical   int             `json:"critical"`
 	Regression bool            `json:"regression"`
 	Changes    json.RawMessage `json:"changes"`
+	// Cached marks a run answered from the result cache; CacheAgeS is the
+	// result's age then.
+	Cached    bool  `json:"cached"`
+	CacheAgeS int64 `json:"cache_age_s,omitempty"`
 }
 
 // siteView is a site as the API shows it.
@@ -94,7 +98,18 @@ func entryView(e records.Entry) historyEntry {
 	if len(h.Changes) == 0 {
 		h.Changes = json.RawMessage("{}")
 	}
+	h.Cached, h.CacheAgeS = cachedRun(e)
 	return h
+}
+
+// cachedRun reads from an entry's summary whether the run was answered
+// from the cache, and the result's age then.
+func cachedRun(e records.Entry) (bool, int64) {
+	var sum schedule.Summary
+	if json.Unmarshal(e.Summary, &sum) != nil {
+		return false, 0
+	}
+	return sum.Cached, sum.CacheAgeS
 }
 
 func unauthorized(msg string) *apiError {
@@ -323,47 +338,6 @@ func (s *Server) deleteSite() http.Handler {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	})
-}
-
-// runNow is POST /api/v1/sites/{id}/audits: a member-triggered re-audit.
-func (s *Server) runNow() http.Handler {
-	return s.memberAPI(func(w http.ResponseWriter, r *http.Request, m records.Member) error {
-		site, err := s.ownSite(r, m)
-		if err != nil {
-			return err
-		}
-		id, err := s.queueRun(r.Context(), m, site)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusAccepted, struct {
-			HistoryID string `json:"history_id"`
-			Status    string `json:"status"`
-			History   string `json:"history"`
-		}{id, "queued", "/api/v1/sites/" + site.ID + "/history"})
-		return nil
-	})
-}
-
-// queueRun charges the member's hourly run-now allowance and queues the run.
-func (s *Server) queueRun(ctx context.Context, m records.Member, site records.Site) (string, error) {
-	now := s.cfg.Now()
-	wait, err := s.cfg.Members.ChargeRun(ctx, m.ID, now, s.cfg.RunsPerHour)
-	if errors.Is(err, records.ErrLimit) {
-		wait = max(wait, time.Second)
-		return "", &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, RetryAfter: wait,
-			Message: fmt.Sprintf("Your allowance is %s an hour, and you have used it; try again in %s.",
-				compare.Plural(s.cfg.RunsPerHour, "run", "runs"), compare.Duration(wait))}
-	}
-	if err != nil {
-		return "", memberError(err)
-	}
-	id, err := s.cfg.Queue.RunNow(ctx, site.ID, now)
-	if err != nil {
-		return "", &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, RetryAfter: storeRetryAfter,
-			Message: "The re-audit could not be queued; try again in " + compare.Duration(storeRetryAfter) + ".", cause: err}
-	}
-	return id, nil
 }
 
 // historyParams are the query parameters of the history.

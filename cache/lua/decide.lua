@@ -8,12 +8,13 @@
 -- ARGV: 1 now override (0 = TIME), 2 id, 3 concurrency, 4 lease ms,
 --       5 longest window ms, 6 least lease ms, 7 typical audit ms,
 --       8 reservation grace ms, 9 within ms (reserve), 10 start slack ms,
---       11 the URL's hash, then per window: N, window ms (from ARGV[12]).
+--       11 the URL's hash, 12 the reader's cache TTL ms, then per window:
+--       N, window ms (from ARGV[13]).
 
 -- windows are the limits, each `pad` ms longer (reserve pads by the slack).
 local function windows(pad)
   local ws = {}
-  for i = 12, #ARGV, 2 do ws[#ws + 1] = {tonumber(ARGV[i]), tonumber(ARGV[i + 1]) + pad} end
+  for i = 13, #ARGV, 2 do ws[#ws + 1] = {tonumber(ARGV[i]), tonumber(ARGV[i + 1]) + pad} end
   return ws
 end
 
@@ -127,13 +128,15 @@ end
 
 -- settled: what comes before the limits. Returns {2, id, at, now, body}
 -- cached, {1} a retry of id's own held admission, {3, running id} in
--- flight, or nil. Expired results and leases are dropped first.
+-- flight, or nil. Expired results and leases are dropped first; a result
+-- older than the reader's cache TTL (ARGV[12]) is not answered, whatever
+-- expiry its writer gave it.
 local function settled(now, id)
   local exp = redis.call('HGET', KEYS[4], 'exp')
   if exp and now >= tonumber(exp) then redis.call('DEL', KEYS[4]) end
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
   local res = redis.call('HMGET', KEYS[4], 'id', 'at', 'exp', 'body')
-  if res[1] and now < tonumber(res[3]) then
+  if res[1] and now < tonumber(res[3]) and tonumber(res[2]) > now - tonumber(ARGV[12]) then
     return {2, res[1], tonumber(res[2]), now, res[4]}
   end
   local running = redis.call('GET', KEYS[3])

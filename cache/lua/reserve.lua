@@ -2,7 +2,8 @@
 -- earliest start the limits allow counting every live reservation, and
 -- hold it for id unless it is more than `within` away. KEYS and ARGV: as
 -- decide.lua. Returns settled's reply, {4, wait ms, reason} refused (the
--- wait until a reservation would be accepted), or {5, at} reserved.
+-- wait until a reservation would be accepted), or {5, at} reserved, with
+-- the reason as a third element when the start is later than now.
 local now = clock(ARGV[1])
 local id = ARGV[2]
 local r = settled(now, id)
@@ -25,4 +26,5 @@ end
 dropresv()
 redis.call('ZADD', KEYS[5], at, ARGV[11] .. ':' .. id)
 keepresv(now)
+if at > now then return {5, at, reason} end
 return {5, at}

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/records"
+	"lekta.dev/lekta/schedule"
+)
+
+// The states of a run-now answer.
+const (
+	// runRecorded: a fresh cached result was recorded as the run at once.
+	runRecorded = "recorded"
+	// runQueued: the run starts at once.
+	runQueued = "queued"
+	// runPending: a per-host limit puts the start off until starts_at.
+	runPending = "pending"
+)
+
+// runNowWithin is how far off a member's run-now may be reserved: any
+// start the host's limits give, so that the run waits rather than fails.
+const runNowWithin = 24 * time.Hour
+
+// runAnswer is the answer to a run-now: recorded at once from the cache,
+// queued to start at once, or pending until starts_at for reason.
+type runAnswer struct {
+	HistoryID string `json:"history_id"`
+	// Status is State, for clients written before State.
+	Status   string        `json:"status"`
+	State    string        `json:"state"`
+	StartsAt *time.Time    `json:"starts_at,omitempty"`
+	Reason   string        `json:"reason,omitempty"`
+	History  string        `json:"history"`
+	Entry    *historyEntry `json:"entry,omitempty"`
+}
+
+// runNow is POST /api/v1/sites/{id}/audits: a member-triggered re-audit.
+func (s *Server) runNow() http.Handler {
+	return s.memberAPI(func(w http.ResponseWriter, r *http.Request, m records.Member) error {
+		site, err := s.ownSite(r, m)
+		if err != nil {
+			return err
+		}
+		a, err := s.queueRun(r.Context(), m, site)
+		if err != nil {
+			return err
+		}
+		status := http.StatusAccepted
+		if a.State == runRecorded {
+			status = http.StatusCreated
+		}
+		writeJSON(w, status, a)
+		return nil
+	})
+}
+
+// queueRun charges the member's hourly run-now allowance, then asks the
+// auditor for the run's start, as a submission does: a fresh cached result
+// is recorded as the run at once (the site is not contacted); otherwise
+// the run is queued for the start the host's limits reserved for it.
+func (s *Server) queueRun(ctx context.Context, m records.Member, site records.Site) (runAnswer, error) {
+	now := s.cfg.Now()
+	wait, err := s.cfg.Members.ChargeRun(ctx, m.ID, now, s.cfg.RunsPerHour)
+	if errors.Is(err, records.ErrLimit) {
+		wait = max(wait, time.Second)
+		return runAnswer{}, &apiError{Status: http.StatusTooManyRequests, Code: codeRateLimited, RetryAfter: wait,
+			Message: fmt.Sprintf("Your allowance is %s an hour, and you have used it; try again in %s.",
+				compare.Plural(s.cfg.RunsPerHour, "run", "runs"), compare.Duration(wait))}
+	}
+	if err != nil {
+		return runAnswer{}, memberError(err)
+	}
+	t, err := s.cfg.Auditor.Submit(ctx, audit.Request{URL: site.URL, Trigger: audit.TriggerMember, ID: audit.NewID(), Within: runNowWithin})
+	if err != nil {
+		return runAnswer{}, errorFor(err)
+	}
+	history := "/api/v1/sites/" + site.ID + "/history"
+	if rep := t.Ready(); rep != nil && rep.Cached {
+		e, err := s.cfg.Queue.RecordCached(ctx, site.ID, now, rep)
+		if err != nil {
+			return runAnswer{}, notQueued(err)
+		}
+		s.metrics.cacheHits.Inc()
+		s.count(audit.TriggerMember, outcomeCached, hostOf(rep.URL), rep.ID)
+		v := entryView(e)
+		return runAnswer{HistoryID: e.ID, Status: runRecorded, State: runRecorded, History: history, Entry: &v}, nil
+	}
+	run := runStart(t, now)
+	id, err := s.cfg.Queue.RunNow(ctx, site.ID, now, run)
+	if err != nil {
+		if t.Reserved() {
+			if uerr := s.cfg.Auditor.Unreserve(context.WithoutCancel(ctx), t); uerr != nil {
+				s.cfg.Logger.Warn("give back a reserved start", "id", t.ID, "error", uerr)
+			}
+		}
+		return runAnswer{}, notQueued(err)
+	}
+	a := runAnswer{HistoryID: id, Status: runQueued, State: runQueued, History: history}
+	if run.StartsAt.After(now) {
+		at := run.StartsAt.UTC()
+		a.StartsAt = &at
+	}
+	if run.Reason != "" {
+		a.Status, a.State, a.Reason = runPending, runPending, run.Reason
+	}
+	return a, nil
+}
+
+// runStart is when a run-now ticket t, submitted at now, may start and
+// why not sooner: its reserved start; refused for longer than
+// runNowWithin, the wait its report gives; joining a running audit, at once.
+func runStart(t *audit.Ticket, now time.Time) schedule.MemberRun {
+	var run schedule.MemberRun
+	switch rep := t.Ready(); {
+	case t.Reserved():
+		run.StartsAt = t.StartsAt
+		if t.StartsAt.After(now) {
+			run.Reason = audit.WaitReason(t.Limit)
+			if run.Reason == "" {
+				run.Reason = "an audit of this page is queued to start then"
+			}
+		}
+	case rep != nil && rep.Status == audit.StatusRateLimited:
+		run.StartsAt = now.Add(time.Duration(rep.RetryAfterS) * time.Second)
+		run.Reason = audit.WaitReason(rep.Limit)
+	}
+	// Otherwise joined: it starts at once, and the running audit's result
+	// answers it from the cache.
+	return run
+}
+
+// notQueued is the answer when the run could be neither recorded nor queued.
+func notQueued(err error) *apiError {
+	return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, RetryAfter: storeRetryAfter,
+		Message: "The re-audit could not be queued; try again in " + compare.Duration(storeRetryAfter) + ".", cause: err}
+}
+
+// pendingRow is a run-now still waiting, on the site page: running now, or
+// starting at StartsAt, put off by a limit (Reason, in words) or not.
+type pendingRow struct {
+	Running          bool
+	StartsAt, Reason string
+}
+
+// pendingRows lists the site's waiting run-now requests; none when the
+// queue does not answer (the page still shows the history).
+func (s *Server) pendingRows(ctx context.Context, siteID string) []pendingRow {
+	ps, err := s.cfg.Queue.PendingRuns(ctx, siteID)
+	if err != nil {
+		s.cfg.Logger.Warn("pending runs", "site", siteID, "error", err)
+		return nil
+	}
+	rows := make([]pendingRow, 0, len(ps))
+	for _, p := range ps {
+		rows = append(rows, pendingRow{Running: p.Running, StartsAt: p.StartsAt.UTC().Format("15:04:05 UTC"), Reason: p.Reason})
+	}
+	return rows
+}
