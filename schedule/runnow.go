@@ -77,14 +77,18 @@ type Pending struct {
 	Reason string
 	// Running: an instance is running it now.
 	Running bool
+	// Scheduled marks a re-audit of the site's schedule rather than a
+	// run-now; Due is its due time, and a StartsAt past it means a limit
+	// or a fresh cached result snoozed it.
+	Scheduled bool
+	Due       time.Time
 }
 
-// PendingRuns lists the site's run-now requests not yet recorded, the
-// earliest start first.
+// PendingRuns lists the site's re-audits waiting in the queue, run-now
+// requests and snoozed scheduled ones, the earliest start first.
 func (s *Scheduler) PendingRuns(ctx context.Context, siteID string) ([]Pending, error) {
 	res, err := s.client.JobList(ctx, river.NewJobListParams().Kinds(ReauditArgs{}.Kind()).Queues(QueueAudits).
-		States(waitingStates...).Where("args->>'site_id' = @site AND args->>'trigger' = @trigger",
-		river.NamedArgs{"site": siteID, "trigger": string(audit.TriggerMember)}).
+		States(waitingStates...).Where("args->>'site_id' = @site", river.NamedArgs{"site": siteID}).
 		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(20))
 	if err != nil {
 		return nil, fmt.Errorf("list pending runs of %s: %w", siteID, err)
@@ -95,7 +99,8 @@ func (s *Scheduler) PendingRuns(ctx context.Context, siteID string) ([]Pending, 
 		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
 			return nil, fmt.Errorf("list pending runs of %s: %w", siteID, err)
 		}
-		p := Pending{StartsAt: j.ScheduledAt, Running: j.State == rivertype.JobStateRunning}
+		p := Pending{StartsAt: j.ScheduledAt, Running: j.State == rivertype.JobStateRunning,
+			Scheduled: a.Trigger != string(audit.TriggerMember), Due: time.UnixMilli(a.DueMS)}
 		if p.StartsAt.After(s.cfg.Now()) {
 			p.Reason = a.Reason
 		}

@@ -141,11 +141,14 @@ func notQueued(err error) *apiError {
 		Message: "The re-audit could not be queued; try again in " + compare.Duration(storeRetryAfter) + ".", cause: err}
 }
 
+// pendingTime is how the site page says when a waiting run starts.
+const pendingTime = "2 Jan 15:04:05 UTC"
+
 // pendingRow is a run-now still waiting, on the site page: running now, or
 // starting at StartsAt, put off by a limit (Reason, in words) or not.
 type pendingRow struct {
-	Running          bool
-	StartsAt, Reason string
+	Running, Scheduled    bool
+	StartsAt, Due, Reason string
 }
 
 // pendingRows lists the site's waiting run-now requests; none when the
@@ -158,7 +161,12 @@ func (s *Server) pendingRows(ctx context.Context, siteID string) []pendingRow {
 	}
 	rows := make([]pendingRow, 0, len(ps))
 	for _, p := range ps {
-		rows = append(rows, pendingRow{Running: p.Running, StartsAt: p.StartsAt.UTC().Format("15:04:05 UTC"), Reason: p.Reason})
+		row := pendingRow{Running: p.Running, Scheduled: p.Scheduled, StartsAt: p.StartsAt.UTC().Format(pendingTime), Reason: p.Reason}
+		if p.Scheduled && p.StartsAt.Sub(p.Due) > 2*time.Second {
+			row.Due = p.Due.UTC().Format(pendingTime)
+			row.Reason = "put off by a per-site limit or by a result still fresh in the cache"
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

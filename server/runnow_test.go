@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"lekta.dev/lekta/cache"
 )
 
 // runNowAnswer is the answer of POST /api/v1/sites/{id}/audits.
@@ -91,11 +93,40 @@ func TestRunNowPending(t *testing.T) {
 		t.Fatalf("run now within the host's minute: %d %s; want 202, state pending, a later starts_at and the reason", resp.StatusCode, b)
 	}
 	_, pg := signedIn(t, h, auth).send("GET", "/members/sites/"+site.ID, nil)
-	want := `<p class="pending">Pending: starts at ` + a.StartsAt.UTC().Format("15:04:05 UTC") + " — " + a.Reason
+	want := `<p class="pending">Pending: starts at ` + a.StartsAt.UTC().Format(pendingTime) + " — " + a.Reason
 	if !strings.Contains(pg, want) || strings.Contains(pg, "No re-audits yet") {
 		t.Fatalf("the site page lacks %q:\n%s", want, pg)
 	}
 	if n := len(h.site.HitsOf("shop.example", "/js-title.html")); n != 0 {
 		t.Fatalf("the site saw %d requests for the page before the run's start", n)
+	}
+}
+
+// TestSitePageShowsSnoozedRun: a scheduled re-audit that a per-site limit
+// put off is on the site page with its due time, its start and why.
+func TestSitePageShowsSnoozedRun(t *testing.T) {
+	h := newMemberHarness(t, memberOpts{minInterval: time.Second, limits: func(l *cache.Limits) {
+		l.Windows = []cache.Window{{N: 1, Per: time.Hour}}
+		l.CacheTTL = time.Second
+	}})
+	_, auth := h.member("ana@example.com")
+	s := h.saveSite(auth, `{"url":"http://shop.example/js-title.html","schedule":"1s"}`)
+	h.waitHistory(auth, s.ID, 1)
+	b := &browser{h: h, cookies: map[string]string{}}
+	_, page := b.send("GET", "/members", nil)
+	b.send("POST", "/members/sign-in", url.Values{"key": {strings.TrimPrefix(auth["Authorization"], "Bearer ")}, "csrf": {csrfOf(t, page)}})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, page = b.send("GET", "/members/sites/"+s.ID, nil)
+		if strings.Contains(page, "Snoozed: the re-audit due at ") && strings.Contains(page, "put off by a per-site limit") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no snoozed re-audit on the site page after 30 s:\n%s", page)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := len(h.site.HitsOf("shop.example", "/js-title.html")); n != 1 {
+		t.Fatalf("the site saw %d page requests, want 1: the snoozed run must not reach it", n)
 	}
 }
