@@ -99,3 +99,17 @@ func Span(d time.Duration) string {
 // Plural is "1 run" or "3 runs": a count with its noun, for every
 // surface's sentences.
 func Plural(n int, one, many string) string { return plural(n, one, many) }
+
+// Sentence makes a text read as a sentence: trimmed, capitalised, ending
+// with a full stop unless it ends with one of its own. Errors become these
+// for the person reading them, on the terminal or in the API.
+func Sentence(s string) string {
+	s = capitalise(strings.TrimSpace(s))
+	if s != "" && !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return s
+}
+
+// Capitalise writes s with its first letter upper case.
+func Capitalise(s string) string { return capitalise(s) }

@@ -47,7 +47,7 @@ func changeLog(e records.Entry) []string {
 	// A run that fetched nothing changed nothing: its findings are not
 	// resolved, only unchecked.
 	if !fetched {
-		return []string{capitalise(st.Words) + ": nothing was fetched or compared this time."}
+		return []string{compare.Capitalise(st.Words) + ": nothing was fetched or compared this time."}
 	}
 	var out []string
 	afterNothing := false
@@ -134,13 +134,3 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-func capitalise(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	if r[0] >= 'a' && r[0] <= 'z' {
-		r[0] -= 'a' - 'A'
-	}
-	return string(r)
-}

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
@@ -69,10 +68,10 @@ func errorFor(err error) *apiError {
 	case errors.As(err, &e):
 		return e
 	case errors.Is(err, policy.ErrInvalidURL):
-		return &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: sentence(err.Error()),
+		return &apiError{Status: http.StatusBadRequest, Code: codeInvalidURL, Message: compare.Sentence(err.Error()),
 			outcome: outcomeInvalidURL, cause: err}
 	case errors.Is(err, policy.ErrTargetRefused):
-		return &apiError{Status: http.StatusForbidden, Code: codeTargetRefused, Message: sentence(err.Error()),
+		return &apiError{Status: http.StatusForbidden, Code: codeTargetRefused, Message: compare.Sentence(err.Error()),
 			outcome: outcomeRefused, cause: err}
 	case errors.Is(err, audit.ErrUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
@@ -95,20 +94,6 @@ func errorFor(err error) *apiError {
 		Message: "Something went wrong on our side; the error was logged.", outcome: outcomeFailed, cause: err}
 }
 
-// sentence makes an error's text a sentence for the client: capitalised,
-// ending with a full stop ("Invalid URL: … has no scheme.").
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	r[0] = unicode.ToUpper(r[0])
-	if s = string(r); !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") {
-		s += "."
-	}
-	return s
-}
 
 func badRequest(msg string) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Code: codeBadRequest, Message: msg, outcome: codeBadRequest}

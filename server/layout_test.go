@@ -34,29 +34,40 @@ const layoutScript = `(() => {
   return {broken, scrollWidth: document.documentElement.scrollWidth, fields: document.querySelectorAll("th.field").length};
 })()`
 
+// mustBrowser starts real Chromium for tb with a w x h window and returns
+// a tab's context with the browser running (it lives as long as the
+// context of its first action, so that one has no deadline). Without
+// Chromium the test is skipped, or fails under CI.
+func mustBrowser(tb testing.TB, w, h int) context.Context {
+	tb.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("chromium is required under CI: %v", err)
+		}
+		tb.Skip("chromium not installed")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(w, h))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	tb.Cleanup(func() { cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatalf("chromium: %v", err)
+	}
+	return ctx
+}
+
 // TestReportPageOnAPhone lays the report page out in real Chromium at the
 // width of a 390 px phone and checks that no word of a field name is
 // broken mid-word and that the page does not scroll sideways.
 func TestReportPageOnAPhone(t *testing.T) {
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("chromium is required under CI: %v", err)
-		}
-		t.Skip("chromium not installed")
-	}
 	h := newHarness(t)
 	resp, b := h.post("http://shop.example/js-title.html")
 	wantStatus(t, resp, b, http.StatusAccepted)
 	id := decode[pending](t, b).ID
 	h.waitReport(id)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(390, 844))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(mustBrowser(t, 390, 844), 60*time.Second)
 	defer cancel()
 	type layout struct {
 		Broken      []string `json:"broken"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -64,13 +63,6 @@ type pageLayout struct {
 // 390 px phone and a 1280 px desktop: no sideways scroll, no word broken
 // inside, and at desktop width every table header on one line.
 func TestMemberPagesLayout(t *testing.T) {
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("chromium is required under CI: %v", err)
-		}
-		t.Skip("chromium not installed")
-	}
 	h := newMemberHarness(t, memberOpts{})
 	m, auth := h.member("ana.long.address.for.a.phone@example.com")
 	var siteID string
@@ -95,15 +87,7 @@ func TestMemberPagesLayout(t *testing.T) {
 		}
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	bctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	// The browser lives as long as the context of its first action.
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	bctx := mustBrowser(t, 1280, 900)
 	ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
 	defer cancel()
 	for _, width := range []int{390, 1280} {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -54,20 +52,8 @@ func TestSiteTakesAddressWithoutScheme(t *testing.T) {
 // browser must not block it (as <input type="url"> does), and the report
 // is of the https:// address.
 func TestFormInABrowserTakesAddressWithoutScheme(t *testing.T) {
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("chromium is required under CI: %v", err)
-		}
-		t.Skip("chromium not installed")
-	}
 	h := newHarness(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1280, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(mustBrowser(t, 1280, 900), 60*time.Second)
 	defer cancel()
 	const typed = "shop.example/index.html"
 	if err := chromedp.Do(ctx, chromedp.Navigate(h.ts.URL+"/"), chromedp.WaitVisible("#url"),

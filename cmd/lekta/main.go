@@ -9,9 +9,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
-	"unicode"
+
+	"lekta.dev/lekta/compare"
 )
 
 // Exit statuses of the CLI.
@@ -64,25 +64,10 @@ func exitCode(err error, stderr io.Writer) int {
 			return code
 		}
 	}
-	fmt.Fprintln(stderr, "lekta:", sentence(err.Error()))
+	fmt.Fprintln(stderr, "lekta:", compare.Sentence(err.Error()))
 	return code
 }
 
-// sentence makes an error's text read as a sentence for the person at
-// the terminal: capitalised, ending with a full stop.
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	r[0] = unicode.ToUpper(r[0])
-	s = string(r)
-	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
-		s += "."
-	}
-	return s
-}
 
 const usage = `usage: lekta <command> [flags]
 
