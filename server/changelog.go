@@ -133,4 +133,3 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
-

@@ -94,7 +94,6 @@ func errorFor(err error) *apiError {
 		Message: "Something went wrong on our side; the error was logged.", outcome: outcomeFailed, cause: err}
 }
 
-
 func badRequest(msg string) *apiError {
 	return &apiError{Status: http.StatusBadRequest, Code: codeBadRequest, Message: msg, outcome: codeBadRequest}
 }

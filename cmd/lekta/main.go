@@ -68,7 +68,6 @@ func exitCode(err error, stderr io.Writer) int {
 	return code
 }
 
-
 const usage = `usage: lekta <command> [flags]
 
 commands:
