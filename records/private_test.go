@@ -75,3 +75,23 @@ func TestOpenRefusesReadableData(t *testing.T) {
 		}
 	})
 }
+
+// privateTree makes dir 0700 and its files 0600, as a data dir made by an
+// earlier run is (t.TempDir makes 0755 dirs under the usual umask).
+func privateTree(tb testing.TB, dir string) {
+	tb.Helper()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			if err := os.Chmod(filepath.Join(dir, e.Name()), 0o600); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+}

@@ -92,8 +92,13 @@ type Config struct {
 	MaxStartWait time.Duration
 	// ClientRate limits submissions per client address (default DefaultClientRate).
 	ClientRate []cache.Window
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	// TrustedProxies are the peers whose X-Forwarded-For (and
+	// X-Forwarded-Proto) is believed.
 	TrustedProxies []netip.Prefix
+	// PublicURL is the absolute http(s) URL the service is reached at, ""
+	// when unknown. An https one makes the member session cookie Secure
+	// whatever the request says.
+	PublicURL string
 	// Ready are the checks of /readyz.
 	Ready []Check
 	// ContextsInUse reports the browser contexts in use for the metrics; nil

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"runtime"
 	"strings"
 	"time"
@@ -47,6 +48,7 @@ type serveFlags struct {
 	proxies    listFlag
 	logFormat  string
 	contact    string
+	publicURL  string
 	grace      time.Duration
 	reaudit    reauditFlags
 }
@@ -58,6 +60,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.clientRate, "client-rate", "10/1m", "submissions per client address, N/duration pairs (kept in this process's memory)")
 	fs.Var(&f.proxies, "trusted-proxy", "CIDR or IP (repeatable): peers whose X-Forwarded-For names the client")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
+	fs.StringVar(&f.publicURL, "public-url", "", "absolute http(s) URL the service is reached at (behind a TLS-terminating proxy: its https URL); an https one makes the member session cookie Secure")
 	fs.StringVar(&f.contact, "contact", "", "where site operators reach you (mailto: or https: URL, or text), shown on /bot")
 	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM, how long running audits may take to finish before they are cancelled; queued ones stay queued")
 	f.reaudit.register(fs)
@@ -87,7 +90,28 @@ func (f *serveFlags) parsed() ([]cache.Window, []netip.Prefix, error) {
 	case f.grace <= 0:
 		return nil, nil, fmt.Errorf("--shutdown-grace %s: must be positive", f.grace)
 	}
+	if err := checkPublicURL(f.publicURL); err != nil {
+		return nil, nil, fmt.Errorf("--public-url %q: %w", f.publicURL, err)
+	}
 	return ws, ps, nil
+}
+
+// checkPublicURL accepts "" or an absolute http(s) URL with a host and
+// no credentials.
+func checkPublicURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return err
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("want an absolute http:// or https:// URL")
+	case u.Host == "" || u.User != nil:
+		return errors.New("want a host and no user name or password")
+	}
+	return nil
 }
 
 // parsePrefix reads a CIDR or a single address.
@@ -131,6 +155,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if _, _, err := cfg.validate(); err != nil {
 		return exitWith(exitBadInput, err)
+	}
+	if cfg.databaseURL != "" && cfg.secretsKeyFile == "" {
+		return exitWith(exitBadInput, errors.New("--secrets-key-file: required with --database-url: webhook secrets are kept sealed, "+
+			"and every instance must open them with the same key file (a secret of the deployment, mode 0600)"))
 	}
 	logger := newLogger(stderr, sf.logFormat, slog.LevelInfo)
 	ln, err := net.Listen("tcp", sf.addr)
@@ -208,7 +236,7 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
 			RequestRecordsTTL: cfg.requestTTL, PublicAddrUnknown: !publicAddrKnown(vc.Egress),
 		},
-		ClientRate: clientRate, TrustedProxies: proxies, ShutdownGrace: sf.grace,
+		ClientRate: clientRate, TrustedProxies: proxies, PublicURL: sf.publicURL, ShutdownGrace: sf.grace,
 		// A submitter waits for a queued audit's start at most the hard
 		// limit plus a minute; a later start is refused with 429.
 		MaxStartWait: cfg.timeout + time.Minute,

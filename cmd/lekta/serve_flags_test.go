@@ -29,6 +29,9 @@ func TestServeRejectsBadFlags(t *testing.T) {
 		{"arguments", []string{"http://shop.example/"}, nil, "no arguments"},
 		{"request records ttl", []string{"--request-records-ttl", "-1h"}, nil, "--request-records-ttl"},
 		{"egress addr from the environment", nil, map[string]string{"LEKTA_EGRESS_ADDR": "203.0.113.9,not-an-ip"}, `--egress-addr "not-an-ip"`},
+		{"public url not absolute", []string{"--public-url", "lekta.example"}, nil, "--public-url"},
+		{"public url from the environment", nil, map[string]string{"LEKTA_PUBLIC_URL": "ftp://lekta.example/"}, `--public-url "ftp://lekta.example/"`},
+		{"postgres without a secrets key", []string{"--redis-url", "redis://127.0.0.1:1", "--database-url", "postgres://u@127.0.0.1:1/db"}, nil, "--secrets-key-file"},
 		{"address in use or bad", []string{"--addr", "256.0.0.1:1"}, nil, "--addr"},
 	}
 	for _, tc := range cases {
