@@ -224,6 +224,10 @@ func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url
 		siteUnreachable(r, f)
 		return d, false
 	}
+	if res.Outcome == policy.RobotsUnreachable && errors.Is(res.Err, policy.ErrBlockedAddress) {
+		targetBlocked(r, res.Err)
+		return d, false
+	}
 	switch {
 	case err != nil:
 		r.Reason = "robots.txt could not be read, so nothing was fetched: " + res.Reason
