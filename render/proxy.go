@@ -68,7 +68,10 @@ type proxy struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup // the servers
 
-	rules     atomic.Pointer[rules]
+	rules atomic.Pointer[rules]
+	// peersGone counts connections closed by the browser before the peer
+	// check could attribute them.
+	peersGone atomic.Int64
 	redirects redirectBook
 
 	mu          sync.Mutex
@@ -167,7 +170,7 @@ func newProxy(cfg proxyConfig) (*proxy, error) {
 	p.wg.Add(2)
 	go func() {
 		defer p.wg.Done()
-		p.srv.Serve(peerListener{Listener: ln, check: cfg.peer, log: cfg.log})
+		p.srv.Serve(peerListener{Listener: ln, check: cfg.peer, log: cfg.log, gone: &p.peersGone})
 	}()
 	go func() {
 		defer p.wg.Done()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -139,11 +141,18 @@ type bufferedConn struct {
 
 func (c *bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 
-// peerListener drops connections that the check refuses.
+// errPeerGone: the client closed its end of the connection before the
+// peer check could attribute it; nothing will arrive on it.
+var errPeerGone = errors.New("the connection was closed before it could be checked")
+
+// peerListener drops connections that the check refuses. A connection
+// whose client already closed it is dropped too, but counted in gone
+// rather than reported as a stranger's: it is usually the browser's own.
 type peerListener struct {
 	net.Listener
 	check peerCheck
 	log   *slog.Logger
+	gone  *atomic.Int64
 }
 
 // Accept returns the next connection that passes the check.
@@ -156,12 +165,17 @@ func (l peerListener) Accept() (net.Conn, error) {
 		if l.check == nil {
 			return c, nil
 		}
-		if err := l.check(c); err != nil {
+		err = l.check(c)
+		switch {
+		case err == nil:
+			return c, nil
+		case errors.Is(err, errPeerGone):
+			l.gone.Add(1)
+			l.log.Debug("proxy connection closed before the peer check", "remote", c.RemoteAddr().String())
+		default:
 			l.log.Warn("proxy refused a connection that is not from the browser", "remote", c.RemoteAddr().String(), "err", err)
-			c.Close()
-			continue
 		}
-		return c, nil
+		c.Close()
 	}
 }
 
