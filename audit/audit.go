@@ -349,6 +349,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 		lr.ConsoleErrors, lr.Exceptions = d.ConsoleErrors, d.Exceptions
 		lr.FailedRequests, lr.Requests, lr.Settled = d.FailedRequests, d.Requests, d.Settled
 		lr.CookiesRefused, lr.CredentialsRefused = d.CookiesRefused, d.CredentialsRefused
+		lr.RefusedFeatures = d.RefusedFeatures
 		lr.SettledBy, lr.PageTimeMS, lr.PendingRequests = d.SettledBy, d.PageTime.Milliseconds(), d.PendingRequests
 	}
 	return a.observe(snap, err, clock)
