@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -179,4 +181,33 @@ func TestResolveLocationAgreesWithChromium(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSecurityListsLocationSpellings: SECURITY.md's raw-Location table
+// (§6) lists exactly the spellings the redirect tests use.
+func TestSecurityListsLocationSpellings(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "SECURITY.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "| ") && strings.Contains(line, "| `\"") {
+			rows++
+		}
+	}
+	for _, sp := range testsite.LocationSpellings {
+		if row := securityRow(sp); !strings.Contains(string(doc), row) {
+			t.Errorf("SECURITY.md lacks the row %s", row)
+		}
+	}
+	if rows != len(testsite.LocationSpellings) {
+		t.Errorf("SECURITY.md's raw-Location table has %d rows, the tests use %d spellings", rows, len(testsite.LocationSpellings))
+	}
+}
+
+// securityRow is the spelling's row in SECURITY.md's table.
+func securityRow(sp testsite.LocationSpelling) string {
+	return "| " + sp.Name + " | `" + strconv.Quote(sp.Example()) + "` |"
 }
