@@ -97,19 +97,7 @@ func normaliseEscapes(s string) string {
 // escapeQuery percent-encodes the bytes of a query that Chromium encodes
 // before sending it.
 func escapeQuery(q string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if c <= 0x20 || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\'' {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	return escapeBytes(q, func(c byte) bool { return c == '"' || c == '<' || c == '>' || c == '\'' })
 }
 
 // admit counts one request and reports whether it fits the budget.

@@ -254,11 +254,17 @@ func isSingleDot(seg string) bool { return seg == "." || strings.EqualFold(seg, 
 // escapePathSegment escapes the bytes of a path segment that are in the
 // WHATWG path percent-encode set; escapes already there stay as written.
 func escapePathSegment(seg string) string {
+	return escapeBytes(seg, func(c byte) bool { return strings.IndexByte("\"#<>?`{}", c) >= 0 })
+}
+
+// escapeBytes percent-encodes the controls, space and non-ASCII bytes of
+// s, and the bytes also reports true for.
+func escapeBytes(s string, also func(byte) bool) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	for i := 0; i < len(seg); i++ {
-		c := seg[i]
-		if c <= 0x20 || c >= 0x7f || strings.IndexByte("\"#<>?`{}", c) >= 0 {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 0x20 || c >= 0x7f || also(c) {
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&15])

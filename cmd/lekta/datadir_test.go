@@ -133,7 +133,7 @@ func TestAuditFailsClosedOnDataDir(t *testing.T) {
 		{"disk full before the first run", func(t *testing.T) (string, func(*testing.T)) {
 			dir := disktest.Small(t, 4<<20)
 			disktest.Fill(t, dir, "filler")
-			makePrivate(t, dir)
+			os.Chmod(dir, 0o700) // as lekta made it, not as disktest did
 			return dir, nil
 		}, "full"},
 		{"disk full, with a database", func(t *testing.T) (string, func(*testing.T)) {
@@ -158,7 +158,7 @@ func TestAuditFailsClosedOnDataDir(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, records.FileName), bytes.Repeat([]byte("not sqlite"), 500), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			makePrivate(t, dir)
+			os.Chmod(dir, 0o700) // as lekta made it, not as t.TempDir did
 			return dir, nil
 		}, "corrupt or not a SQLite database"},
 		{"schema of a newer binary", func(t *testing.T) (string, func(*testing.T)) {
@@ -356,27 +356,6 @@ func TestDBCommands(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// makePrivate gives dir and its files the modes lekta gives its data dir
-// (t.TempDir and disktest make 0755 dirs), so that a test reaches the
-// failure it is about rather than the refusal of a dir others can read.
-func makePrivate(tb testing.TB, dir string) {
-	tb.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			if err := os.Chmod(filepath.Join(dir, e.Name()), 0o600); err != nil {
-				tb.Fatal(err)
-			}
-		}
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		tb.Fatal(err)
 	}
 }
 
