@@ -23,8 +23,9 @@ const wsSendJS = `{
 }`
 
 // TestRenderNeverSendsWebSocketData: page script and every kind of worker
-// try to send page data over a WebSocket; the site must receive no frame,
-// and the lane counts the refused upgrade.
+// that can run try to send page data over a WebSocket; the site must
+// receive no frame, and the lane counts the refused upgrade. (A service
+// worker cannot register: TestRenderWorkersFollowThePageRules.)
 func TestRenderNeverSendsWebSocketData(t *testing.T) {
 	t.Parallel()
 	b, s := mustBrowser(t)
@@ -35,13 +36,9 @@ func TestRenderNeverSendsWebSocketData(t *testing.T) {
 		{"page", ``},
 		{"dedicated worker", `new Worker("%[1]s");`},
 		{"shared worker", `new SharedWorker("%[1]s");`},
-		{"service worker", `navigator.serviceWorker.register("%[1]s").catch(e => fetch("/n?" + TAG + "-done"));`},
 	}
 	for _, tc := range tests {
 		for _, scheme := range []string{"http", "https"} {
-			if scheme == "http" && tc.name == "service worker" {
-				continue // not a secure context
-			}
 			t.Run(tc.name+"/"+scheme, func(t *testing.T) {
 				t.Parallel()
 				host := hostFor(t)
