@@ -77,10 +77,12 @@ if (navigator.mediaDevices) {
   navigator.mediaDevices.getDisplayMedia = function () { note("permissions"); return Promise.reject(denied("Screen capture")); };
 }
 if (navigator.permissions) {
-  const query = navigator.permissions.query.bind(navigator.permissions);
+  // Answered at once, not after the browser's own lookup: the page's
+  // reaction must not race the completeness rule.
   navigator.permissions.query = function (d) {
     note("permissions");
-    return query(d).then((s) => { try { Object.defineProperty(s, "state", {value: "denied"}); } catch (e) {} return s; }, () => ({state: "denied", onchange: null}));
+    return Promise.resolve({name: d && d.name, state: "denied", onchange: null,
+      addEventListener() {}, removeEventListener() {}, dispatchEvent() { return false; }});
   };
 }
 Object.defineProperty(W, KEY, {enumerable: false, configurable: false, writable: false, value: () => Array.from(tried)});
