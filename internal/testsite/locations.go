@@ -50,7 +50,9 @@ var LocationSpellings = []LocationSpelling{
 	{"scheme without slashes", func(s, _, d, _, to string) string { return s + ":" + d + "/" + to }},
 	{"scheme and four slashes", func(s, h, d, _, to string) string { return s + ":////" + h + d + "/" + to }},
 	{"tab in the path", func(_, _, d, _, to string) string { return d + "/\t" + to }},
-	{"tabs in scheme and host", func(s, h, d, _, to string) string { return s[:2] + "\t" + s[2:] + "://" + h[:1] + "\t" + h[1:] + d + "/" + to }},
+	{"tabs in scheme and host", func(s, h, d, _, to string) string {
+		return s[:2] + "\t" + s[2:] + "://" + h[:1] + "\t" + h[1:] + d + "/" + to
+	}},
 	{"upper-case scheme and host", func(s, h, d, _, to string) string { return strings.ToUpper(s+"://"+h) + d + "/" + to }},
 	{"default port", func(s, h, d, _, to string) string {
 		port := map[string]string{"http": ":80", "https": ":443"}[s]
@@ -59,7 +61,9 @@ var LocationSpellings = []LocationSpelling{
 		}
 		return s + "://" + h + port + d + "/" + to
 	}},
-	{"percent-encoded host", func(s, h, d, _, to string) string { return s + "://%" + strings.ToUpper(hexOf(h[0])) + h[1:] + d + "/" + to }},
+	{"percent-encoded host", func(s, h, d, _, to string) string {
+		return s + "://%" + strings.ToUpper(hexOf(h[0])) + h[1:] + d + "/" + to
+	}},
 	{"percent-encoded digit", func(_, _, d, _, to string) string { return d + "/%" + hexOf(to[0]) + to[1:] }},
 	{"relative .. segment", func(_, _, d, _, to string) string { return "x/../" + to }},
 	{"fragment", func(_, _, d, _, to string) string { return d + "/" + to + "#f" }},
