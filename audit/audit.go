@@ -229,6 +229,10 @@ func (a *Auditor) robotsAllow(ctx context.Context, book *robotsBook, target *url
 		siteUnreachable(r, f)
 		return d, false
 	}
+	if res.Outcome == policy.RobotsUnreachable && errors.Is(res.Err, policy.ErrBlockedAddress) {
+		targetBlocked(r, res.Err)
+		return d, false
+	}
 	switch {
 	case err != nil:
 		r.Reason = "robots.txt could not be read, so nothing was fetched: " + res.Reason
@@ -350,6 +354,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 		lr.ConsoleErrors, lr.Exceptions = d.ConsoleErrors, d.Exceptions
 		lr.FailedRequests, lr.Requests, lr.Settled = d.FailedRequests, d.Requests, d.Settled
 		lr.CookiesRefused, lr.CredentialsRefused = d.CookiesRefused, d.CredentialsRefused
+		lr.RefusedFeatures = d.RefusedFeatures
 		lr.SettledBy, lr.PageTimeMS, lr.PendingRequests = d.SettledBy, d.PageTime.Milliseconds(), d.PendingRequests
 	}
 	return a.observe(snap, err, clock)

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -149,4 +150,38 @@ func checkHopsOnce(tb testing.TB, hits []testsite.Hit, hops []string, plainUA, r
 			tb.Errorf("%s lane requested %s %d times, want never", lane, p, n)
 		}
 	}
+}
+
+// TestHostileTargetResolvingInternally: a submitted URL whose name
+// resolves to an internal address ends blocked, with the guard's reason in
+// both lanes and their lane.blocked findings, not skipped as if robots.txt
+// were merely unreachable; nothing reaches the canary.
+func TestHostileTargetResolvingInternally(t *testing.T) {
+	h := mustHostile(t, hostileOptions{dns: func(host string) ([]netip.Addr, bool) {
+		if host == "intranet.example" {
+			return []netip.Addr{netip.MustParseAddr("10.1.2.3")}, true
+		}
+		return nil, false
+	}})
+	for _, tc := range []struct{ host, class string }{
+		{"rebind.example", "loopback"},
+		{"intranet.example", "private"},
+	} {
+		r := h.auditURL(t, "http://"+tc.host+":"+strconv.Itoa(h.canary.Port())+"/")
+		if r.Status != StatusBlocked {
+			t.Errorf("%s: status %s (%s), want blocked", tc.host, r.Status, r.Reason)
+		}
+		for _, l := range []struct {
+			lane compare.Lane
+			lr   *LaneReport
+		}{{compare.LanePlain, &r.Lanes.Plain}, {compare.LaneRender, &r.Lanes.Render.LaneReport}} {
+			if l.lr.Outcome != OutcomeBlocked || !strings.Contains(l.lr.Error, "resolves to a "+tc.class) {
+				t.Errorf("%s: %s lane %s %q, want blocked saying it resolves to a %s address", tc.host, l.lane, l.lr.Outcome, l.lr.Error, tc.class)
+			}
+			if _, ok := laneFinding(r, "lane.blocked", l.lane); !ok {
+				t.Errorf("%s: no lane.blocked finding for the %s lane: %+v", tc.host, l.lane, r.Findings)
+			}
+		}
+	}
+	h.canary.CheckZero(t)
 }

@@ -193,6 +193,9 @@ type RenderLaneReport struct {
 	// store or send that the lane refused (compare.RenderDetails).
 	CookiesRefused     int `json:"cookies_refused"`
 	CredentialsRefused int `json:"credentials_refused"`
+	// RefusedFeatures are the features Google's renderer lacks that the
+	// page tried (compare.RenderDetails.RefusedFeatures).
+	RefusedFeatures []string `json:"refused_features,omitempty"`
 }
 
 // fillEmpty makes every list and map of the report non-nil, so its JSON

@@ -144,3 +144,21 @@ func tokenList(tokens []string) string {
 		return fmt.Sprintf("%s, %s and %d more", tokens[0], tokens[1], n-2)
 	}
 }
+
+// targetBlocked reports an audit whose own host the guard refused when
+// robots.txt was fetched (its name resolves to an internal address): the
+// page is blocked in both lanes for the guard's reason, as a refused page
+// is, and no robots.txt decision was made.
+func targetBlocked(r *Report, err error) {
+	reason := err.Error()
+	if i := strings.Index(reason, policy.ErrBlockedAddress.Error()); i >= 0 {
+		reason = reason[i:] // the guard's words, without "fetch robots.txt: ..."
+	}
+	r.Status = StatusBlocked
+	r.Reason = "both lanes were refused: " + reason
+	r.Robots = nil
+	for _, lr := range []*LaneReport{&r.Lanes.Plain, &r.Lanes.Render.LaneReport} {
+		lr.Outcome, lr.Error = OutcomeBlocked, reason
+	}
+	r.Findings = append(r.Findings, laneFindings(r)...)
+}

@@ -86,6 +86,8 @@ const (
 	CodeRenderNavigated           = "render.navigated"
 	CodeRenderBlockedMethod       = "render.blocked_method"
 	CodeRenderCookiesRefused      = "render.cookies_refused"
+	CodeRenderWebSocket           = "render.websocket"
+	CodeRenderRefusedFeatures     = "render.refused_features"
 	CodeHTMLTooDeep               = "html.too_deep"
 	CodeExtractTruncated          = "extract.truncated"
 
@@ -208,6 +210,8 @@ var codeTable = []CodeInfo{
 	{CodeRenderExceptions, SeverityWarning, "Scripts threw uncaught exceptions while rendering, so content they should produce may be missing for browsers and rendering crawlers too."},
 	{CodeRenderBlockedMethod, SeverityWarning, "The page tried to send data to a server while rendering (a form submission, or a POST, PUT or DELETE from script). LektaBot refused it, as crawlers never submit forms or send data; content that appears only after such a request is missing for every crawler."},
 	{CodeRenderCookiesRefused, SeverityInfo, "The page tried to store or send cookies or HTTP credentials while rendering. LektaBot sends none, like crawlers, which keep no cookies between requests; if the page needs a cookie or a login to show its content, crawlers do not see that content."},
+	{CodeRenderRefusedFeatures, SeverityWarning, "The page tried browser features that Google's renderer does not offer (IndexedDB, WebSQL, service workers, WebGL, permission requests); the render lane refused them as Google's renderer does, so content that depends on them is missing for Googlebot as well."},
+	{CodeRenderWebSocket, SeverityWarning, "The page tried to open a WebSocket while rendering. LektaBot refuses WebSockets, as Googlebot's renderer does, so content that needs a WebSocket is invisible to Googlebot as well; load it with an ordinary request."},
 	{CodeRenderBlockedRobots, SeverityWarning, "robots.txt disallows resources the page needs to render (scripts, data). Rendering crawlers cannot load them either, so they may see a broken page; allow them."},
 	{CodeRenderFailedRequests, SeverityInfo, "Some resources the page requested failed to load while rendering."},
 	{CodeRenderNotSettled, SeverityWarning, "The page kept loading until the render lane's cap (a request that never finished, or more requests than one audit allows), so the rendered view may be incomplete. Pages that never finish loading are hard for rendering crawlers too."},

@@ -267,7 +267,7 @@ var diffCases = []diffCase{
 		in: pair(doc("", ""), doc("", ""), func(p, r *Snapshot) {
 			r.FinalURL = "http://shop.example/moved"
 			r.Render = &RenderDetails{
-				Blocked: map[string]int{"robots": 2, "image": 3, "method": 2},
+				Blocked: map[string]int{"robots": 2, "image": 3, "method": 2, "websocket": 1},
 				BlockedURLs: []BlockedRequest{{URL: "http://shop.example/js/app.js", Reason: "robots", Rule: "Disallow: /js/"}, {URL: "http://shop.example/a.png", Reason: "image"},
 					{URL: "http://shop.example/cart", Reason: "method", Rule: "POST"}},
 				ConsoleErrors:      []string{"Failed to load resource"},
@@ -277,14 +277,22 @@ var diffCases = []diffCase{
 				Settled:            false,
 				CookiesRefused:     3,
 				CredentialsRefused: 1,
+				RefusedFeatures:    []string{"indexeddb", "webgl"},
 			}
 		}),
 		want: []finding{{code: CodeRenderConsoleErrors, lane: LaneRender}, {code: CodeRenderExceptions, lane: LaneRender, sev: SeverityWarning},
 			{code: CodeRenderBlockedRobots, lane: LaneRender}, {code: CodeRenderBlockedMethod, lane: LaneRender, sev: SeverityWarning},
 			{code: CodeRenderCookiesRefused, lane: LaneRender}, {code: CodeRenderFailedRequests, lane: LaneRender},
-			{code: CodeRenderNotSettled, lane: LaneRender}, {code: CodeRenderNavigated, lane: LaneRender}},
+			{code: CodeRenderNotSettled, lane: LaneRender}, {code: CodeRenderNavigated, lane: LaneRender},
+			{code: CodeRenderWebSocket, lane: LaneRender, sev: SeverityWarning}, {code: CodeRenderRefusedFeatures, lane: LaneRender, sev: SeverityWarning}},
 		check: func(tb testing.TB, res Result) {
 			for _, f := range res.Findings {
+				if f.Code == CodeRenderWebSocket && !strings.Contains(f.Message, "content that needs a WebSocket is invisible to Googlebot as well") {
+					tb.Errorf("websocket message: %s", f.Message)
+				}
+				if f.Code == CodeRenderRefusedFeatures && !strings.Contains(f.Message, "indexeddb, webgl") {
+					tb.Errorf("refused-features message does not name them: %s", f.Message)
+				}
 				if f.Code == CodeRenderBlockedRobots && !strings.Contains(f.Message, "Disallow: /js/") {
 					tb.Errorf("blocked-robots message does not name the rule: %s", f.Message)
 				}

@@ -229,6 +229,12 @@ func (d *differ) renderFindings(l *findingList, rs *Snapshot) {
 		}
 		l.add(CodeRenderBlockedMethod, LaneRender, "The page tried to send data %s while rendering%s; LektaBot refused, as crawlers never submit forms or send data.", plural(n, "time", "times"), ex)
 	}
+	if fs := rd.RefusedFeatures; len(fs) > 0 {
+		l.add(CodeRenderRefusedFeatures, LaneRender, "The page tried %s while rendering; Google's renderer offers none of them, so the render lane refused them too, and content that depends on them is missing for Googlebot as well.", strings.Join(fs, ", "))
+	}
+	if n := rd.Blocked["websocket"]; n > 0 {
+		l.add(CodeRenderWebSocket, LaneRender, "The page tried to open %s while rendering; LektaBot refused, and content that needs a WebSocket is invisible to Googlebot as well.", plural(n, "WebSocket", "WebSockets"))
+	}
 	if c, cr := rd.CookiesRefused, rd.CredentialsRefused; c+cr > 0 {
 		var parts []string
 		if c > 0 {

@@ -106,6 +106,10 @@ type RenderDetails struct {
 	// CredentialsRefused counts the credentials the page tried to send and
 	// the authentication challenges it got (the lane answers none).
 	CredentialsRefused int
+	// RefusedFeatures lists the features Google's renderer lacks that the
+	// page tried and the lane refused: "indexeddb", "websql",
+	// "service_worker", "webgl", "permissions".
+	RefusedFeatures []string
 	// ListenerMark is the name of an attribute the lane set, before taking
 	// the DOM snapshot, on the <a> elements without a followable href that
 	// Chromium lists event listeners for (a click handler added with

@@ -64,6 +64,19 @@ func parseHost(raw string) (host, error) {
 	return host{name: name}, nil
 }
 
+// CanonicalHost is a URL host (no port, not percent-encoded) as a browser
+// serialises it: lower-case ASCII after the UTS #46 mapping, an IPv4
+// literal in any WHATWG spelling as dotted decimal, IPv6 in brackets in its
+// canonical form, and no trailing dot. It refuses nothing on policy
+// grounds; an error means no browser would read raw as a host.
+func CanonicalHost(raw string) (string, error) {
+	h, err := parseHost(raw)
+	if err != nil {
+		return "", err
+	}
+	return h.name, nil
+}
+
 // parseIPv6Literal parses "[v6]"; IPv4 in brackets and zones are malformed.
 func parseIPv6Literal(raw string) (host, error) {
 	if len(raw) < 2 || raw[len(raw)-1] != ']' {

@@ -59,6 +59,7 @@ func TestSQLiteCorrupt(t *testing.T) {
 			if err := tc.write(filepath.Join(dir, FileName)); err != nil {
 				t.Fatal(err)
 			}
+			privateTree(t, dir)
 			db, err := Open(bg, Config{DataDir: dir})
 			if err == nil {
 				// The damage may sit in pages the open did not read.

@@ -4,6 +4,9 @@ package records
 
 import "math"
 
+// modesMatter: this system's file modes are not Unix permissions.
+const modesMatter = false
+
 // writable is checked by the first write on systems without access(2).
 func writable(string) error { return nil }
 

@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// modesMatter: file modes keep other users out on this system.
+const modesMatter = true
+
 // writable fails when the process cannot create files in dir (a read-only
 // mount, or missing permission).
 func writable(dir string) error {

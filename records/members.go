@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Conditions of the member, site and history calls.
@@ -115,8 +116,8 @@ func fromMS(v int64) time.Time {
 // shown once and never stored. ErrExists when the email is taken.
 func (db *DB) AddMember(ctx context.Context, email string, now time.Time) (Member, string, error) {
 	email = strings.TrimSpace(email)
-	if email == "" || len(email) > 254 || !strings.Contains(email, "@") || strings.ContainsAny(email, " \t\r\n<>\"") {
-		return Member{}, "", fmt.Errorf("add member: %q is not an email address", email)
+	if err := checkEmail(email); err != nil {
+		return Member{}, "", fmt.Errorf("add member: %q is not an email address: %w", email, err)
 	}
 	key, hash := NewKey()
 	m := Member{ID: newID("m_"), Email: email, CreatedAt: now.UTC().Truncate(time.Millisecond)}
@@ -245,4 +246,30 @@ func (db *DB) RotateKey(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	return key, nil
+}
+
+// checkEmail accepts an address of one local part and one domain, no
+// longer than SMTP allows (RFC 5321: 64 and 254 bytes), in valid UTF-8
+// without spaces, control or bidirectional formatting characters, quotes
+// or angle brackets: what an operator types, and nothing a terminal or a
+// page could act on when the address is shown again.
+func checkEmail(email string) error {
+	local, domain, ok := strings.Cut(email, "@")
+	switch {
+	case !ok || strings.Contains(domain, "@"):
+		return errors.New("it needs exactly one @")
+	case local == "" || domain == "" || !strings.Contains(domain, ".") || strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, "."):
+		return errors.New("it needs a name before the @ and a domain with a dot after it")
+	case len(local) > 64 || len(email) > 254:
+		return errors.New("it is longer than an address may be (64 bytes before the @, 254 in all)")
+	case !utf8.ValidString(email):
+		return errors.New("it is not valid UTF-8")
+	}
+	for _, r := range email {
+		if r <= 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || strings.ContainsRune("<>\"\\,;()[]", r) ||
+			(r >= 0x200e && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+			return fmt.Errorf("it contains %q", r)
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -39,6 +40,10 @@ type Config struct {
 	DataDir string
 	// DatabaseURL (postgres:// or postgresql://) selects PostgreSQL.
 	DatabaseURL string
+	// SecretsKeyFile is the key that seals webhook secrets at rest;
+	// SecretsKeyName in DataDir when empty on SQLite. PostgreSQL needs it
+	// to store or read a sealed secret.
+	SecretsKeyFile string
 	// CallTimeout bounds each call, connecting included; DefaultCallTimeout
 	// when zero.
 	CallTimeout time.Duration
@@ -60,6 +65,7 @@ type DB struct {
 	timeout time.Duration
 	minFree int64
 	q       queries
+	sealer  *sealer
 }
 
 // Open connects to the database and brings its schema up to date (see
@@ -94,10 +100,21 @@ func Connect(ctx context.Context, c Config) (*DB, error) {
 	if c.MinFree == 0 {
 		c.MinFree = DefaultMinFree
 	}
+	var db *DB
+	var err error
 	if c.DatabaseURL != "" {
-		return connectPostgres(ctx, c)
+		db, err = connectPostgres(ctx, c)
+	} else {
+		db, err = connectSQLite(ctx, c)
+		if c.SecretsKeyFile == "" && err == nil {
+			c.SecretsKeyFile = filepath.Join(db.dir, SecretsKeyName)
+		}
 	}
-	return connectSQLite(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	db.sealer = &sealer{path: c.SecretsKeyFile}
+	return db, nil
 }
 
 // Kind says which engine this is.

@@ -46,11 +46,15 @@ func NewSecret() string { return "whsec_" + rand.Text() + rand.Text() }
 // are one transaction, so two requests at once cannot pass the limit.
 func (db *DB) AddSite(ctx context.Context, s Site, limit int, now time.Time) (Site, error) {
 	s.ID, s.BadgeToken = newID("s_"), rand.Text()
+	sealed, err := db.sealer.seal(s.ID, s.WebhookSecret)
+	if err != nil {
+		return Site{}, fmt.Errorf("save site: %w", err)
+	}
 	s.CreatedAt = now.UTC().Truncate(time.Millisecond)
 	s.UpdatedAt = s.CreatedAt
 	ctx, cancel := db.call(ctx)
 	defer cancel()
-	err := db.writeTx(ctx, func(q querier) error {
+	err = db.writeTx(ctx, func(q querier) error {
 		if db.kind == PostgreSQL {
 			// One member's inserts queue behind each other.
 			if _, err := q.ExecContext(ctx, "SELECT id FROM members WHERE id = $1 FOR UPDATE", s.MemberID); err != nil {
@@ -65,7 +69,7 @@ func (db *DB) AddSite(ctx context.Context, s Site, limit int, now time.Time) (Si
 			return fmt.Errorf("save site: %w: %d of %d sites saved", ErrLimit, n, limit)
 		}
 		_, err := q.ExecContext(ctx, db.rebind("INSERT INTO sites ("+siteCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, '')"),
-			s.ID, s.MemberID, s.URL, s.Schedule, s.WebhookURL, s.WebhookSecret, s.BadgeToken, ms(s.CreatedAt), ms(s.UpdatedAt))
+			s.ID, s.MemberID, s.URL, s.Schedule, s.WebhookURL, sealed, s.BadgeToken, ms(s.CreatedAt), ms(s.UpdatedAt))
 		if err != nil {
 			return db.unavailable("save site in "+db.where, err)
 		}
@@ -97,6 +101,9 @@ func (db *DB) siteBy(ctx context.Context, col, v string) (Site, error) {
 	if err != nil {
 		return Site{}, db.unavailable("read site from "+db.where, err)
 	}
+	if s.WebhookSecret, err = db.sealer.open(s.ID, s.WebhookSecret); err != nil {
+		return Site{}, fmt.Errorf("read site: %w", err)
+	}
 	return s, nil
 }
 
@@ -125,6 +132,9 @@ func (db *DB) sites(ctx context.Context, where string, args ...any) ([]Site, err
 		if err != nil {
 			return nil, db.unavailable("list sites in "+db.where, err)
 		}
+		if s.WebhookSecret, err = db.sealer.open(s.ID, s.WebhookSecret); err != nil {
+			return nil, fmt.Errorf("list sites: %w", err)
+		}
 		out = append(out, s)
 	}
 	if err := rs.Err(); err != nil {
@@ -135,8 +145,12 @@ func (db *DB) sites(ctx context.Context, where string, args ...any) ([]Site, err
 
 // UpdateSite stores s's URL, schedule and webhook.
 func (db *DB) UpdateSite(ctx context.Context, s Site, now time.Time) error {
+	sealed, err := db.sealer.seal(s.ID, s.WebhookSecret)
+	if err != nil {
+		return fmt.Errorf("update site %s: %w", s.ID, err)
+	}
 	res, err := db.exec(ctx, "update site "+s.ID, "UPDATE sites SET url = ?, schedule = ?, webhook_url = ?, webhook_secret = ?, updated_at = ? WHERE id = ?",
-		s.URL, s.Schedule, s.WebhookURL, s.WebhookSecret, ms(now), s.ID)
+		s.URL, s.Schedule, s.WebhookURL, sealed, ms(now), s.ID)
 	if err != nil {
 		return err
 	}

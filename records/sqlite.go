@@ -3,8 +3,8 @@ package records
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,11 +32,20 @@ func connectSQLite(ctx context.Context, c Config) (*DB, error) {
 	}
 	path := filepath.Join(dir, FileName)
 	db := &DB{kind: SQLite, where: path, dir: dir, path: path, timeout: c.CallTimeout, minFree: c.MinFree, q: sqliteQueries}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, db.unavailable("create data dir "+dir, err)
+	if err := PrivateDir(dir); err != nil {
+		if errors.Is(err, ErrBadConfig) {
+			return nil, err
+		}
+		return nil, db.unavailable("data dir "+dir, err)
 	}
 	if err := writable(dir); err != nil {
 		return nil, db.unavailable("data dir "+dir, err)
+	}
+	if err := PrivateFile(path); err != nil {
+		if errors.Is(err, ErrBadConfig) {
+			return nil, err
+		}
+		return nil, db.unavailable("create "+path, err)
 	}
 	db.sql, err = sql.Open("sqlite", sqliteDSN(path, c))
 	if err != nil {

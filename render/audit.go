@@ -92,6 +92,8 @@ type audit struct {
 	// listenerMark is the attribute markListeners set on anchors with event
 	// listeners before the snapshot ("" when none); run's goroutine only.
 	listenerMark string
+	// refused lists the features of refusalsJS the page tried.
+	refused []string
 }
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {

@@ -38,6 +38,9 @@ const (
 	// ReasonPrefetch: a speculative request (<link rel=prefetch>), never
 	// needed to render the page.
 	ReasonPrefetch = "prefetch"
+	// ReasonWebSocket: a WebSocket the page or a worker opened; Googlebot's
+	// renderer allows none, and frames would send page data out.
+	ReasonWebSocket = "websocket"
 )
 
 // trackerHosts is the maintained list of analytics, tag-manager, session

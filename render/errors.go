@@ -25,6 +25,10 @@ var (
 	// ErrURLRefused: Options.CheckURL refused the URL to render or a
 	// redirect hop of it; the error wraps CheckURL's error.
 	ErrURLRefused = errors.New("url refused")
+	// ErrBadLocation: a redirect of the page had a Location with a
+	// backslash, a space or a control byte, which the lane refuses as the
+	// plain lane does (plainget.ErrBadLocation, the same words).
+	ErrBadLocation = errors.New("unusable redirect location")
 	// ErrClosed: Render was called after Close.
 	ErrClosed = errors.New("browser closed")
 )

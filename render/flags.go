@@ -76,6 +76,8 @@ func extraFlags(proxyAddr, spki string, root bool) []flag {
 		{"no-pings", true},
 		{"deny-permission-prompts", true},
 		{"disable-gpu", true},
+		// No WebGL, as in Google's renderer (refusals.go).
+		{"disable-3d-apis", true},
 		{"disable-quic", true},
 		{"disable-features", chromedpDisabledFeatures + "," + strings.Join(disabledFeatures, ",")},
 		{"disable-site-isolation-trials", true},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,10 +199,13 @@ func TestRenderWorkersFollowThePageRules(t *testing.T) {
 	tests := []struct {
 		name  string
 		start string // page script starting the worker at %[1]s
+		// refused: the worker never runs (service workers cannot register,
+		// as in Google's renderer); its script must never be fetched.
+		refused bool
 	}{
-		{"dedicated worker", `new Worker("%[1]s");`},
-		{"shared worker", `new SharedWorker("%[1]s");`},
-		{"service worker", `navigator.serviceWorker && navigator.serviceWorker.register("%[1]s").catch(e => console.error("sw: " + e));`},
+		{"dedicated worker", `new Worker("%[1]s");`, false},
+		{"shared worker", `new SharedWorker("%[1]s");`, false},
+		{"service worker", `navigator.serviceWorker && navigator.serviceWorker.register("%[1]s").catch(e => console.error("sw: " + e));`, true},
 	}
 	for _, tc := range tests {
 		for scheme, origin := range origins(s, caseHost(t, tc.name)) {
@@ -222,8 +226,19 @@ func TestRenderWorkersFollowThePageRules(t *testing.T) {
 				allow := func(u *url.URL) (bool, string) {
 					return !strings.HasPrefix(u.Path, "/private/"), "Disallow: /private/"
 				}
-				if _, err := renderTestPage(t, b, s, origin, page, Request{AllowSameOrigin: allow, afterSettle: withTimeout(5*time.Second, last)}); err != nil {
+				req := Request{AllowSameOrigin: allow, afterSettle: withTimeout(5*time.Second, last)}
+				if tc.refused {
+					req.afterSettle = nil
+				}
+				snap, err := renderTestPage(t, b, s, origin, page, req)
+				if err != nil {
 					t.Fatalf("render: %v", err)
+				}
+				if tc.refused {
+					if got := s.hitsMatching(func(h hit) bool { return strings.Contains(h.Path, script) }); len(got) > 0 || !slices.Contains(snap.Render.RefusedFeatures, FeatureServiceWorker) {
+						t.Errorf("the service worker script was fetched %d times, refused features %v; want it refused before any request", len(got), snap.Render.RefusedFeatures)
+					}
+					return
 				}
 				if len(hitsWithQuery(s, tag+"-last")) == 0 {
 					t.Fatalf("the worker never made its last request; hits: %v", s.hitsFor(hostOf(origin)))

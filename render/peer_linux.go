@@ -84,18 +84,37 @@ func socketInode(clientPort, serverPort int) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read /proc/net/tcp: %w", err)
 	}
+	return findSocket(data, clientPort, serverPort)
+}
+
+// findSocket finds the client's row of the connection in /proc/net/tcp
+// text. Only a row with an inode is a live socket: a row whose inode is 0
+// belongs to a socket its process already closed (FIN_WAIT, TIME_WAIT, or
+// an earlier connection on the same ports), so it is passed over, and
+// when no live row is left the connection is errPeerGone rather than a
+// stranger's.
+func findSocket(data []byte, clientPort, serverPort int) (uint64, error) {
 	local := fmt.Sprintf(":%04X", clientPort)
 	remote := fmt.Sprintf(":%04X", serverPort)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Scan() // header
+	closed := false
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) < 10 {
+		if len(f) < 10 || !strings.HasSuffix(f[1], local) || !strings.HasSuffix(f[2], remote) {
 			continue
 		}
-		if strings.HasSuffix(f[1], local) && strings.HasSuffix(f[2], remote) {
-			return strconv.ParseUint(f[9], 10, 64)
+		inode, err := strconv.ParseUint(f[9], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("read /proc/net/tcp: inode %q: %w", f[9], err)
 		}
+		if inode != 0 {
+			return inode, nil
+		}
+		closed = true
+	}
+	if closed {
+		return 0, fmt.Errorf("port %d: %w", clientPort, errPeerGone)
 	}
 	return 0, fmt.Errorf("no socket for port %d in /proc/net/tcp", clientPort)
 }

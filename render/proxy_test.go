@@ -103,7 +103,8 @@ func TestProxyRequests(t *testing.T) {
 		{"analytics host", "GET http://www.google-analytics.com/collect HTTP/1.1\r\nHost: www.google-analytics.com\r\n\r\n", 403, ReasonAnalytics, false, ReasonAnalytics},
 		{"analytics tunnel", "CONNECT stats.g.doubleclick.net:443 HTTP/1.1\r\nHost: stats.g.doubleclick.net:443\r\n\r\n", 403, ReasonAnalytics, false, ReasonAnalytics},
 		{"malformed CONNECT", "CONNECT nohost HTTP/1.1\r\nHost: nohost\r\n\r\n", 400, "host:port", false, ""},
-		{"upgrade", "GET http://shop.example/ws HTTP/1.1\r\nHost: shop.example\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", 400, "CONNECT", false, ""},
+		{"websocket", "GET http://shop.example/ws HTTP/1.1\r\nHost: shop.example\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", 403, ReasonWebSocket, false, ReasonWebSocket},
+		{"other upgrade", "GET http://shop.example/ HTTP/1.1\r\nHost: shop.example\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n", 403, ReasonMethod, false, ReasonMethod},
 		{"header bomb", "GET http://shop.example/ HTTP/1.1\r\nHost: shop.example\r\nX-Big: " + strings.Repeat("a", 100<<10) + "\r\n\r\n", 431, "", false, ""},
 	}
 	for _, tc := range tests {

@@ -216,8 +216,8 @@ func TestRenderRefusedTargets(t *testing.T) {
 	}
 }
 
-// TestRenderWebSocket: a WebSocket goes through a CONNECT tunnel of the
-// proxy, and an open one does not hold settling up.
+// TestRenderWebSocket: a WebSocket is refused by the proxy, never reaches
+// the site and is counted; the render settles after the page saw it close.
 func TestRenderWebSocket(t *testing.T) {
 	t.Parallel()
 	b, s := mustBrowser(t)
@@ -226,11 +226,14 @@ func TestRenderWebSocket(t *testing.T) {
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
-	if !bytes.Contains(snap.Body, []byte("ws says ws-hello")) || !snap.Render.Settled {
+	if !bytes.Contains(snap.Body, []byte("waiting, ws closed")) || !snap.Render.Settled {
 		t.Errorf("settled %v, body %s", snap.Render.Settled, snap.Body)
 	}
-	if got := paths(s.hitsFor(host)); !slices.Equal(got, []string{"/p/ws.html", "/ws"}) {
-		t.Errorf("site got %v", got)
+	if got := paths(s.hitsFor(host)); !slices.Equal(got, []string{"/p/ws.html"}) {
+		t.Errorf("site got %v, want the page only", got)
+	}
+	if n := snap.Render.Blocked[ReasonWebSocket]; n != 1 {
+		t.Errorf("blocked %v, want 1 %s", snap.Render.Blocked, ReasonWebSocket)
 	}
 }
 

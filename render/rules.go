@@ -1,12 +1,14 @@
 package render
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
 	"path"
 	"strings"
-	"sync"
+
+	"lekta.dev/lekta/internal/endbody"
 )
 
 // rules are what one audit's proxy enforces on every request that reaches
@@ -110,76 +112,148 @@ func extensionReason(u *url.URL) string {
 	return extensionReasons[strings.ToLower(path.Ext(u.Path))]
 }
 
-// redirectBook follows redirect chains through the proxy: each 3xx
-// response notes the depth its Location will be requested at, so a chain of
-// any kind of request (script, stylesheet, fetch, worker, frame) is cut
-// after MaxRedirects hops. Chromium itself would follow 20.
-type redirectBook struct {
-	mu    sync.Mutex
-	depth map[string]int // canonical URL -> redirects that led to it
+// check returns why the request must not leave, or "": the rules in the
+// order that names the most specific reason.
+func (p *proxy) check(r *http.Request, u *url.URL, hops int, rl *rules) (reason, rule string) {
+	switch {
+	case trackerURL(u):
+		return ReasonAnalytics, ""
+	case webSocket(r):
+		return ReasonWebSocket, ""
+	case upgrade(r):
+		return ReasonMethod, "Upgrade: " + r.Header.Get("Upgrade")
+	case !allowedMethod(r):
+		return ReasonMethod, r.Method
+	case prefetch(r.Header):
+		return ReasonPrefetch, ""
+	case destReasons[r.Header.Get("Sec-Fetch-Dest")] != "":
+		return destReasons[r.Header.Get("Sec-Fetch-Dest")], ""
+	case hops > MaxRedirects:
+		return ReasonRedirects, ""
+	}
+	if rl.allow != nil {
+		if ok, rule := rl.allow(u); !ok {
+			return ReasonRobots, rule
+		}
+	}
+	if !p.admit() {
+		return ReasonBudget, ""
+	}
+	return "", ""
 }
 
-// take returns how many redirects led to u (0 for a fresh request) and
-// forgets it, so a later request of the same URL starts afresh.
-func (b *redirectBook) take(u *url.URL) int {
-	key := chainKey(u)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	d := b.depth[key]
-	delete(b.depth, key)
-	return d
+// scrub removes credentials and cookies from a request the lane forwards,
+// counting what the page tried, and sets the lane's user agent.
+func (p *proxy) scrub(h http.Header, rl *rules) {
+	cookies, creds := 0, 0
+	if len(h.Values("Cookie")) > 0 {
+		cookies++
+	}
+	for _, name := range []string{"Authorization", "Proxy-Authorization"} {
+		if len(h.Values(name)) > 0 {
+			creds++
+		}
+	}
+	h.Del("Cookie")
+	h.Del("Authorization")
+	h.Del("Proxy-Authorization")
+	h.Set("User-Agent", rl.userAgent)
+	p.count(cookies, creds)
 }
 
-// note records that a response at depth redirects to loc, relative to base.
-func (b *redirectBook) note(base *url.URL, loc string, depth int) {
-	next, err := base.Parse(loc)
-	if err != nil || (next.Scheme != "http" && next.Scheme != "https") {
+// webSocket reports whether r asks for a WebSocket: an HTTP/1.1 Upgrade or
+// an HTTP/2 extended CONNECT (RFC 8441).
+func webSocket(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") ||
+		r.Method == http.MethodConnect && strings.EqualFold(r.Header.Get(":protocol"), "websocket")
+}
+
+// upgrade reports whether r asks to switch protocols at all. No upgrade
+// is forwarded: what an upgraded connection carries would be page data
+// the rules cannot see.
+func upgrade(r *http.Request) bool {
+	return r.Header.Get("Upgrade") != "" || r.Method == http.MethodConnect
+}
+
+// navigation reports whether a request loads a document into the page or
+// a frame: Sec-Fetch-Dest says so on https; on http, where Chromium sends
+// no Sec-Fetch headers, Upgrade-Insecure-Requests marks navigations.
+func navigation(h http.Header) bool {
+	switch h.Get("Sec-Fetch-Dest") {
+	case "document", "iframe", "frame":
+		return true
+	case "":
+		return h.Get("Upgrade-Insecure-Requests") == "1"
+	}
+	return false
+}
+
+// badLocation reports whether a Location has a backslash, a space or a
+// control byte: the plain lane refuses such a redirect of the page, since
+// browsers and Go read it differently, and so does the render lane.
+func badLocation(loc string) bool {
+	return strings.ContainsFunc(loc, func(r rune) bool { return r <= 0x20 || r == 0x7f || r == '\\' })
+}
+
+// locationRefusal is inspectResponse's error for a main-frame redirect
+// whose Location badLocation refuses.
+type locationRefusal struct{ loc string }
+
+func (l locationRefusal) Error() string {
+	return fmt.Sprintf("%s: %q contains a space, control byte or backslash", ErrBadLocation.Error(), l.loc)
+}
+
+// mediaRefusal is inspectResponse's error for a response of a blocked type.
+type mediaRefusal struct{ reason string }
+
+func (m mediaRefusal) Error() string { return "refused response type: " + m.reason }
+
+// inspectResponse applies the rules to a response before the browser sees
+// it: images, media and fonts are refused by their Content-Type, whatever
+// asked for them; cookies and authentication challenges are dropped (the
+// lane answers none); a redirect's Location is noted for the chain cap;
+// and the body counts against the byte budget.
+func (p *proxy) inspectResponse(resp *http.Response) error {
+	x := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	if reason := mediaReason(resp.Header.Get("Content-Type")); reason != "" {
+		// It reached the site, which answered; the browser gets nothing.
+		x.sent.finish(resp.StatusCode, 0, nil)
+		return mediaRefusal{reason: reason}
+	}
+	cookies, creds := len(resp.Header.Values("Set-Cookie")), 0
+	resp.Header.Del("Set-Cookie")
+	for _, name := range []string{"WWW-Authenticate", "Proxy-Authenticate"} {
+		if len(resp.Header.Values(name)) > 0 {
+			creds++
+			resp.Header.Del(name)
+		}
+	}
+	p.count(cookies, creds)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		if loc := resp.Header.Get("Location"); loc != "" {
+			if navigation(resp.Request.Header) && badLocation(loc) {
+				// A page's: refused as the plain lane refuses it.
+				x.sent.finish(resp.StatusCode, 0, nil)
+				return locationRefusal{loc: loc}
+			}
+			p.redirects.note(x.raw, loc, x.hops)
+		}
+	}
+	resp.Body = &countingBody{ReadCloser: resp.Body, p: p}
+	if x.sent != nil {
+		sent, status := x.sent, resp.StatusCode
+		resp.Body = &endbody.Body{ReadCloser: resp.Body, Done: func(n int64, err error) { sent.finish(status, n, err) }}
+	}
+	return nil
+}
+
+// count adds to the cookie and credential counters.
+func (p *proxy) count(cookies, credentials int) {
+	if cookies == 0 && credentials == 0 {
 		return
 	}
-	key := chainKey(next)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.depth == nil {
-		b.depth = make(map[string]int)
-	}
-	if len(b.depth) >= maxGone {
-		clear(b.depth)
-	}
-	b.depth[key] = max(b.depth[key], depth+1)
-}
-
-// chainKey is u as Chromium requests it: lower-case scheme and host,
-// default port dropped, no fragment, and the query's bytes that Chromium
-// escapes escaped, so a Location and the request it causes meet.
-func chainKey(u *url.URL) string {
-	c := *u
-	c.Scheme = strings.ToLower(c.Scheme)
-	c.Host = strings.ToLower(c.Host)
-	if p := c.Port(); (c.Scheme == "http" && p == "80") || (c.Scheme == "https" && p == "443") {
-		c.Host = strings.TrimSuffix(c.Host, ":"+p)
-	}
-	c.Fragment, c.RawFragment, c.User = "", "", nil
-	c.RawQuery = escapeQuery(c.RawQuery)
-	if c.Path == "" {
-		c.Path = "/"
-	}
-	return c.String()
-}
-
-// escapeQuery percent-encodes the bytes of a query that Chromium encodes
-// before sending it.
-func escapeQuery(q string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if c <= 0x20 || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\'' {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cookies += cookies
+	p.credentials += credentials
 }

@@ -262,6 +262,9 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 			}
 		}
 		quiet := !changed && !st.scheduled(end) && a.net.quiet()
+		if quiet && a.net.takeSocketClosed() {
+			quiet = false // one more grant for the page's close handler
+		}
 		if quiet {
 			if wait := a.net.streamWait(); wait > 0 {
 				// A stream the page opened has not spoken yet.

@@ -41,6 +41,8 @@ const testSuffix = " LektaBot/0.1 (+https://lekta.dev/bot)"
 // hit is one request the test site received.
 type hit struct {
 	Host, Path, Query, UA, Method string
+	// URI is the request target as it arrived (r.RequestURI).
+	URI string
 	// Scheme is "https" for a request to the TLS listener.
 	Scheme string
 	// Cookie, Authorization and ACRM (Access-Control-Request-Method) are
@@ -66,6 +68,9 @@ type site struct {
 
 	mu   sync.Mutex
 	hits []hit
+	// wsBytes counts, per host, the bytes WebSocket clients sent after
+	// the handshake: frames of page data.
+	wsBytes sync.Map
 	// refusedDials counts dials the test guard refused.
 	refusedDials atomic.Int64
 }
@@ -227,7 +232,7 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	n, _ := io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20))
 	h := hit{
-		Host: host, Path: r.URL.Path, Query: r.URL.RawQuery, UA: r.UserAgent(), Method: r.Method, Scheme: "http",
+		Host: host, Path: r.URL.Path, Query: r.URL.RawQuery, UA: r.UserAgent(), Method: r.Method, Scheme: "http", URI: r.RequestURI,
 		Cookie: r.Header.Get("Cookie"), Authorization: r.Header.Get("Authorization"),
 		ACRM: r.Header.Get("Access-Control-Request-Method"), BodyLen: int(n),
 	}
@@ -251,8 +256,8 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(p, "/slow/"):
 		// /slow/MS/PATH answers PATH of the shared test site after MS ms.
 		testsite.Slow(http.FileServer(http.Dir(testsite.Dir()))).ServeHTTP(w, r)
-	case strings.HasPrefix(p, "/delayed/"), strings.HasPrefix(p, "/data/"):
-		// The delayed-content pages of the shared test site.
+	case strings.HasPrefix(p, "/delayed/"), strings.HasPrefix(p, "/data/"), strings.HasPrefix(p, "/wrs/"):
+		// The delayed-content and Google-renderer pages of the shared test site.
 		http.ServeFile(w, r, filepath.Join(testsite.Dir(), filepath.FromSlash(path.Clean(p))))
 	case p == "/events":
 		// Server-sent events: one message, then the stream stays open.
@@ -311,6 +316,8 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Location", q.Get("to"))
 		w.WriteHeader(code)
+	case strings.HasPrefix(p, "/rc/"):
+		serveSpelledChain(w, r)
 	case p == "/loop":
 		http.Redirect(w, r, "/loop", http.StatusFound)
 	case p == "/chain":
@@ -355,7 +362,9 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Refresh", "0; url=http://127.0.0.1:"+strconv.Itoa(s.canary.Port())+"/refreshed")
 		io.WriteString(w, `<!DOCTYPE html><html><head><title>refresh header</title></head><body><p id="out">stays here</p></body></html>`)
 	case p == "/ws":
-		serveWebSocket(w, r, "ws-hello")
+		var n atomic.Int64
+		v, _ := s.wsBytes.LoadOrStore(host, &n)
+		serveWebSocket(w, r, "ws-hello", v.(*atomic.Int64))
 	case p == "/n":
 		io.WriteString(w, "n")
 	case p == "/bytes":
@@ -496,8 +505,9 @@ func TestMain(m *testing.M) {
 }
 
 // serveWebSocket accepts a WebSocket, sends one text message and keeps the
-// connection open until the client goes.
-func serveWebSocket(w http.ResponseWriter, r *http.Request, msg string) {
+// connection open until the client goes, counting what the client sends
+// into received.
+func serveWebSocket(w http.ResponseWriter, r *http.Request, msg string, received *atomic.Int64) {
 	sum := sha1.Sum([]byte(r.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
 	conn, buf, err := w.(http.Hijacker).Hijack()
 	if err != nil {
@@ -507,5 +517,20 @@ func serveWebSocket(w http.ResponseWriter, r *http.Request, msg string) {
 	fmt.Fprintf(buf, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", base64.StdEncoding.EncodeToString(sum[:]))
 	buf.Write(append([]byte{0x81, byte(len(msg))}, msg...))
 	buf.Flush()
-	io.Copy(io.Discard, conn)
+	b := make([]byte, 512)
+	for {
+		n, err := conn.Read(b)
+		received.Add(int64(n))
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wsReceived is how many bytes WebSocket clients sent the site for host.
+func (s *site) wsReceived(host string) int64 {
+	if v, ok := s.wsBytes.Load(host); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
 }

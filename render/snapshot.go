@@ -80,6 +80,7 @@ func (a *audit) snapshot(ctx context.Context) (domResult, error) {
 	// carries their mark; without them the anchors are judged by their
 	// markup alone, which is no reason to fail the render.
 	a.listenerMark, _ = a.markListeners(ctx, world)
+	a.refused, _ = a.refusedFeatures(ctx)
 	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    fmt.Sprintf(snapshotJS, a.opts.MaxBodyBytes),
 		ContextID:     world,
@@ -162,6 +163,7 @@ func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 		CookiesRefused:     use.cookies,
 		CredentialsRefused: use.credentials,
 		ListenerMark:       a.listenerMark,
+		RefusedFeatures:    a.refused,
 	}
 	for k, v := range a.rec.blocked {
 		details.Blocked[k] += v

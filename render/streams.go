@@ -6,12 +6,18 @@ import (
 	"github.com/chromedp/cdproto/network"
 )
 
-// Long-lived connections (WebSocket, EventSource) stay open by design, so
-// they cannot hold a render up until they end. A page that opened one is
-// usually waiting for its first message, though; the completeness rule
-// waits up to streamGrace of wall time for that, and no longer.
+// An EventSource stays open by design, so it cannot hold a render up until
+// it ends. A page that opened one is usually waiting for its first message,
+// though; the completeness rule waits up to streamGrace of wall time for
+// that, and no longer.
+//
+// A WebSocket never opens: the proxy refuses every upgrade, as Googlebot's
+// renderer does. It counts as in flight until Chromium reports it closed,
+// and the page then gets one more grant of page time to react (to fall
+// back to polling, say).
 
-// streamGrace is how long a stream may take to deliver its first message.
+// streamGrace is how long an EventSource may take to deliver its first
+// message.
 const streamGrace = 500 * time.Millisecond
 
 // stream is one open long-lived connection.
@@ -20,7 +26,8 @@ type stream struct {
 	// heard is set once a message arrived.
 	heard bool
 	// fetch marks an EventSource: to Chromium a request that never ends,
-	// which would hold page time still (see grantPolicy).
+	// which would hold page time still (see grantPolicy). Other streams
+	// are WebSockets.
 	fetch bool
 }
 
@@ -50,10 +57,33 @@ func (n *netTracker) streamHeard(id network.RequestID) {
 func (n *netTracker) streamClosed(id network.RequestID) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if _, ok := n.streams[id]; ok {
+	if s, ok := n.streams[id]; ok {
 		delete(n.streams, id)
+		if !s.fetch {
+			n.socketClosed = true
+		}
 		n.signal()
 	}
+}
+
+// sockets reports whether a WebSocket is still open; n.mu is held.
+func (n *netTracker) sockets() bool {
+	for _, s := range n.streams {
+		if !s.fetch {
+			return true
+		}
+	}
+	return false
+}
+
+// takeSocketClosed reports whether a WebSocket closed since it was last
+// asked: the page gets another grant to handle the close.
+func (n *netTracker) takeSocketClosed() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c := n.socketClosed
+	n.socketClosed = false
+	return c
 }
 
 // streamWait is how long to wait for an open stream's first message (0:
@@ -63,7 +93,7 @@ func (n *netTracker) streamWait() time.Duration {
 	defer n.mu.Unlock()
 	var wait time.Duration
 	for _, s := range n.streams {
-		if !s.heard {
+		if s.fetch && !s.heard {
 			wait = max(wait, streamGrace-time.Since(s.opened))
 		}
 	}

@@ -103,6 +103,12 @@ func (t *tab) setup(ctx context.Context, ua string) error {
 			})
 			return err
 		}},
+		{"install the refusals of Google's renderer", func() error {
+			_, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source: fmt.Sprintf(refusalsJS, t.refusalsKey()),
+			})
+			return err
+		}},
 		{"install the page-state script", func() error {
 			_, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
 				Source: fmt.Sprintf(pageStateJS, t.stateKey),

@@ -19,6 +19,8 @@ type netTracker struct {
 	requests int
 	loaded   bool
 	streams  map[network.RequestID]*stream
+	// socketClosed is set when a WebSocket closed (takeSocketClosed).
+	socketClosed bool
 	// counted and uncounted keep the browser's own requests out of requests.
 	counted, uncounted map[network.RequestID]bool
 	// changed wakes a wait for a stream's first message.
@@ -173,11 +175,12 @@ func (n *netTracker) navigated(u string, loader cdp.LoaderID) {
 }
 
 // quiet reports whether the main frame has loaded and none of the page's
-// requests is in flight (WebSocket, EventSource and worker requests aside).
+// requests is in flight (EventSource and worker requests aside; a
+// WebSocket is in flight until it closed).
 func (n *netTracker) quiet() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.loaded && len(n.open) == 0
+	return n.loaded && len(n.open) == 0 && !n.sockets()
 }
 
 // pending describes what holds settling up, for the log.

@@ -238,6 +238,9 @@ func (s *Scheduler) openSQLite(ctx context.Context, rc *river.Config) error {
 		return errors.New("schedule: a data dir or a database URL is required")
 	}
 	path := filepath.Join(s.cfg.DataDir, RiverFile)
+	if err := records.PrivateFile(path); err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)

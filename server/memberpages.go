@@ -42,11 +42,31 @@ type session struct {
 	csrf   string
 }
 
-func secureCookie(r *http.Request) bool { return r.TLS != nil }
+// secureCookie reports whether the member's browser reached the service
+// over https: directly, through a trusted proxy that says so in
+// X-Forwarded-Proto, or as the public URL promises.
+func (s *Server) secureCookie(r *http.Request) bool {
+	switch {
+	case r.TLS != nil, strings.HasPrefix(s.cfg.PublicURL, "https://"):
+		return true
+	}
+	peer := parseAddr(r.RemoteAddr)
+	return peer.IsValid() && inAny(peer, s.cfg.TrustedProxies) &&
+		strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https")
+}
+
+// sessionName is the session cookie's name: with the __Host- prefix when
+// it is Secure, so that no other host or path can set or shadow it.
+func (s *Server) sessionName(r *http.Request) string {
+	if s.secureCookie(r) {
+		return "__Host-" + sessionCookie
+	}
+	return sessionCookie
+}
 
 func (s *Server) signInPage() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c, err := r.Cookie(sessionCookie); err == nil {
+		if c, err := r.Cookie(s.sessionName(r)); err == nil {
 			if _, _, err := s.cfg.Members.Session(r.Context(), c.Value, s.cfg.Now()); err == nil {
 				http.Redirect(w, r, "/members/sites", http.StatusSeeOther)
 				return
@@ -60,7 +80,7 @@ func (s *Server) signInPage() http.Handler {
 func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	tok := rand.Text()
 	http.SetCookie(w, &http.Cookie{Name: signinCookie, Value: tok, Path: "/members", HttpOnly: true,
-		Secure: secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: 3600})
+		Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: 3600})
 	w.Header().Set("Cache-Control", "no-store")
 	s.pages.renderPage(w, status, "signin", layout{Title: "Members", NoIndex: true, Data: struct{ CSRF, Error string }{tok, msg}})
 }
@@ -95,8 +115,8 @@ func (s *Server) signIn() http.Handler {
 			s.renderSignIn(w, r, http.StatusServiceUnavailable, "The records database did not answer; try again in a few seconds.")
 			return
 		}
-		http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true,
-			Secure: secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: int(sessionTTL / time.Second)})
+		http.SetCookie(w, &http.Cookie{Name: s.sessionName(r), Value: token, Path: "/", HttpOnly: true,
+			Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: int(sessionTTL / time.Second)})
 		http.SetCookie(w, &http.Cookie{Name: signinCookie, Value: "", Path: "/members", MaxAge: -1})
 		http.Redirect(w, r, "/members/sites", http.StatusSeeOther)
 	})
@@ -106,7 +126,7 @@ func (s *Server) signIn() http.Handler {
 func (s *Server) memberPage(h func(w http.ResponseWriter, r *http.Request, ss session)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		c, err := r.Cookie(sessionCookie)
+		c, err := r.Cookie(s.sessionName(r))
 		if err != nil {
 			http.Redirect(w, r, "/members", http.StatusSeeOther)
 			return
@@ -129,7 +149,7 @@ func (s *Server) memberPage(h func(w http.ResponseWriter, r *http.Request, ss se
 
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request, ss session) {
 	_ = s.cfg.Members.EndSession(r.Context(), ss.token)
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secureCookie(r), SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: s.sessionName(r), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode})
 	http.Redirect(w, r, "/members", http.StatusSeeOther)
 }
 

@@ -13,11 +13,16 @@ import (
 type browser struct {
 	h       *memberHarness
 	cookies map[string]string
+	// header is sent with every request.
+	header map[string]string
 }
 
 func (b *browser) send(method, path string, form url.Values) (*http.Response, string) {
 	b.h.tb.Helper()
 	hdr := map[string]string{}
+	for k, v := range b.header {
+		hdr[k] = v
+	}
 	var parts []string
 	for k, v := range b.cookies {
 		parts = append(parts, k+"="+v)

@@ -87,7 +87,8 @@ type Config struct {
 	// PublicURL is the absolute http(s) address this instance is reached
 	// at (--public-url; see ParsePublicURL), "" when it is not known. With
 	// it, the addresses the server gives out for use elsewhere (badges,
-	// the links of /bot) are absolute; without it they are paths.
+	// the links of /bot) are absolute; without it they are paths. An https
+	// one also makes the member session cookie Secure.
 	PublicURL string
 	// Queue is the shared queue audits wait in; required.
 	Queue Queue
@@ -97,7 +98,8 @@ type Config struct {
 	MaxStartWait time.Duration
 	// ClientRate limits submissions per client address (default DefaultClientRate).
 	ClientRate []cache.Window
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	// TrustedProxies are the peers whose X-Forwarded-For (and
+	// X-Forwarded-Proto) is believed.
 	TrustedProxies []netip.Prefix
 	// Ready are the checks of /readyz.
 	Ready []Check

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,8 @@ type memberOpts struct {
 	minInterval time.Duration
 	sites       int
 	runs        int
+	// config changes the server's configuration.
+	config func(*Config)
 }
 
 func newMemberHarness(tb testing.TB, o memberOpts) *memberHarness {
@@ -40,7 +43,7 @@ func newMemberHarness(tb testing.TB, o memberOpts) *memberHarness {
 	ctx := context.Background()
 	rc := records.Config{DataDir: tb.TempDir()}
 	if o.postgres {
-		rc = records.Config{DatabaseURL: pgtest.Database(tb)}
+		rc = records.Config{DatabaseURL: pgtest.Database(tb), SecretsKeyFile: filepath.Join(tb.TempDir(), records.SecretsKeyName)}
 	}
 	db, err := records.Open(ctx, rc)
 	if err != nil {
@@ -61,6 +64,9 @@ func newMemberHarness(tb testing.TB, o memberOpts) *memberHarness {
 		c.riverDir, c.databaseURL = rc.DataDir, rc.DatabaseURL
 		c.SitesPerMember, c.RunsPerHour = o.sites, o.runs
 		c.started = func(s *schedule.Scheduler) { sched = s }
+		if o.config != nil {
+			o.config(&c.Config)
+		}
 	})
 	return &memberHarness{harness: h, db: db, sched: sched}
 }

@@ -27,6 +27,7 @@ func TestComposeFile(t *testing.T) {
 			Command     []string          `yaml:"command"`
 			Environment map[string]string `yaml:"environment"`
 			Networks    yaml.Node         `yaml:"networks"`
+			Secrets     []string          `yaml:"secrets"`
 		} `yaml:"services"`
 	}
 	if err := yaml.Unmarshal(b, &f); err != nil {
@@ -36,12 +37,15 @@ func TestComposeFile(t *testing.T) {
 	for name, s := range f.Services {
 		if strings.HasPrefix(name, "lekta") {
 			lekta = append(lekta, name)
-			for _, k := range []string{"LEKTA_DATABASE_URL", "LEKTA_REDIS_URL", "LEKTA_TRUSTED_PROXY", "LEKTA_CONTACT"} {
+			for _, k := range []string{"LEKTA_DATABASE_URL", "LEKTA_REDIS_URL", "LEKTA_TRUSTED_PROXY", "LEKTA_CONTACT", "LEKTA_SECRETS_KEY_FILE", "LEKTA_PUBLIC_URL"} {
 				if s.Environment[k] == "" {
 					t.Errorf("%s sets no %s", name, k)
 				}
 			}
 		}
+	}
+	if f.Services["lekta1"].Environment["LEKTA_SECRETS_KEY_FILE"] != "/run/secrets/"+strings.Join(f.Services["lekta1"].Secrets, "") {
+		t.Errorf("lekta1's secrets key file %q is not its compose secret %v", f.Services["lekta1"].Environment["LEKTA_SECRETS_KEY_FILE"], f.Services["lekta1"].Secrets)
 	}
 	if len(lekta) != 3 {
 		t.Errorf("%d lekta services, want 3: %v", len(lekta), lekta)

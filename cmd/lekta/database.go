@@ -13,19 +13,21 @@ import (
 // databaseFlags say where the SQL database of records (and, without Redis,
 // of hot state) is: shared by audit, serve and db.
 type databaseFlags struct {
-	dataDir     string
-	databaseURL string
+	dataDir        string
+	databaseURL    string
+	secretsKeyFile string
 }
 
 func (d *databaseFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.dataDir, "data-dir", "", "directory of the SQLite database lekta.db (default $XDG_STATE_HOME/lekta, else ~/.local/state/lekta; created with mode 0700)")
 	fs.StringVar(&d.databaseURL, "database-url", "", "postgres://… keep records (reports) in PostgreSQL instead of the SQLite file; needs --redis-url for serve and audit")
+	fs.StringVar(&d.secretsKeyFile, "secrets-key-file", "", "key file that seals webhook secrets at rest (created 0600 when missing; default secrets.key in --data-dir); serve needs it with --database-url, the same file on every instance")
 }
 
 // config returns the records configuration; errors name the flag.
 func (d *databaseFlags) config(getenv func(string) string) (records.Config, error) {
 	if d.databaseURL != "" {
-		return records.Config{DatabaseURL: d.databaseURL}, nil
+		return records.Config{DatabaseURL: d.databaseURL, SecretsKeyFile: d.secretsKeyFile}, nil
 	}
 	dir := d.dataDir
 	if dir == "" {
@@ -34,7 +36,7 @@ func (d *databaseFlags) config(getenv func(string) string) (records.Config, erro
 			return records.Config{}, err
 		}
 	}
-	return records.Config{DataDir: dir}, nil
+	return records.Config{DataDir: dir, SecretsKeyFile: d.secretsKeyFile}, nil
 }
 
 // defaultDataDir is $XDG_STATE_HOME/lekta, else ~/.local/state/lekta, as

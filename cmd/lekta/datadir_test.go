@@ -133,6 +133,7 @@ func TestAuditFailsClosedOnDataDir(t *testing.T) {
 		{"disk full before the first run", func(t *testing.T) (string, func(*testing.T)) {
 			dir := disktest.Small(t, 4<<20)
 			disktest.Fill(t, dir, "filler")
+			os.Chmod(dir, 0o700) // as lekta made it, not as disktest did
 			return dir, nil
 		}, "full"},
 		{"disk full, with a database", func(t *testing.T) (string, func(*testing.T)) {
@@ -157,6 +158,7 @@ func TestAuditFailsClosedOnDataDir(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, records.FileName), bytes.Repeat([]byte("not sqlite"), 500), 0o600); err != nil {
 				t.Fatal(err)
 			}
+			os.Chmod(dir, 0o700) // as lekta made it, not as t.TempDir did
 			return dir, nil
 		}, "corrupt or not a SQLite database"},
 		{"schema of a newer binary", func(t *testing.T) (string, func(*testing.T)) {
@@ -351,6 +353,36 @@ func TestDBCommands(t *testing.T) {
 			for _, cmd := range []string{"status", "migrate"} {
 				if code, out, errOut = db(cmd); code != exitNotRun || !strings.Contains(out+errOut, "newer than this binary") {
 					t.Errorf("%s of a newer schema: exit %d\n%s%s", cmd, code, out, errOut)
+				}
+			}
+		})
+	}
+}
+
+// TestRefusesDataOthersCanRead: serve, audit and members refuse a data dir
+// or a database file that other users can read, with exit status 2 and one
+// sentence naming the path and the chmod that fixes it.
+func TestRefusesDataOthersCanRead(t *testing.T) {
+	tests := []struct {
+		name  string
+		open  func(dir string) // what others may read
+		fixed func(dir string) string
+	}{
+		{"data dir", func(dir string) { os.Chmod(dir, 0o755) }, func(dir string) string { return "chmod 700 " + dir }},
+		{"database file", func(dir string) { os.Chmod(filepath.Join(dir, records.FileName), 0o644) }, func(dir string) string {
+			return "chmod 600 " + filepath.Join(dir, records.FileName)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			makeDatabase(t, dir)
+			tc.open(dir)
+			for _, args := range [][]string{{"members", "list"}, {"audit", "--chromium", "/bin/true", "http://shop.example/"}, {"serve", "--addr", "127.0.0.1:0"}} {
+				code, _, errOut := runCLIEnv(dataDirEnv(dir), args...)
+				lines := strings.Split(strings.TrimSpace(errOut), "\n")
+				if code != exitBadInput || len(lines) != 1 || !strings.Contains(errOut, tc.fixed(dir)) {
+					t.Errorf("lekta %s: exit %d, stderr:\n%s\nwant exit 2 and one line saying %q", args[0], code, errOut, tc.fixed(dir))
 				}
 			}
 		})

@@ -31,7 +31,7 @@ func TestDeployTopology(t *testing.T) {
 	rdb := redistest.StartPrivate(t, "--appendonly", "yes", "--maxmemory-policy", "noeviction")
 	hosts := []string{"a.example", "b.example", "c.example"}
 	resolve, allow := site.ResolveFlags(hosts...)
-	args := []string{"--database-url", pgtest.Database(t), "--redis-url", rdb.URL(), "--allow-addr", allow,
+	args := []string{"--database-url", pgtest.Database(t), "--secrets-key-file", sharedSecretsKey(t), "--redis-url", rdb.URL(), "--allow-addr", allow,
 		"--trusted-proxy", "127.0.0.1", "--contact", "mailto:ops@example.com", "--renderers", "1"}
 	for _, r := range resolve {
 		args = append(args, "--resolve", r)

@@ -24,7 +24,7 @@ func fleetArgs(t *testing.T, site *testsite.Site, hosts []string, extra ...strin
 	redisURL, raw := redistest.Shared(t)
 	prefix := redistest.Prefix(t, raw)
 	resolve, allow := site.ResolveFlags(hosts...)
-	args := []string{"--database-url", pgtest.Database(t), "--redis-url", redisURL,
+	args := []string{"--database-url", pgtest.Database(t), "--secrets-key-file", sharedSecretsKey(t), "--redis-url", redisURL,
 		"--redis-prefix", strings.TrimSuffix(prefix, ":"), "--allow-addr", allow}
 	for _, r := range resolve {
 		args = append(args, "--resolve", r)

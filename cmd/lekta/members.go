@@ -82,7 +82,7 @@ func membersCommand(ctx context.Context, db *records.DB, cmd string, pos []strin
 			return memberError(err)
 		}
 		fmt.Fprintln(stdout, key)
-		fmt.Fprintf(stdout, "member %s (%s) added; the key above is shown only now: give it to them, it is stored only as a hash\n", m.ID, m.Email)
+		fmt.Fprintf(stdout, "member %s (%s) added; the key above is shown only now: give it to them, it is stored only as a hash\n", m.ID, safe(m.Email))
 	case "list":
 		ms, err := db.Members(ctx)
 		if err != nil {
@@ -93,7 +93,8 @@ func membersCommand(ctx context.Context, db *records.DB, cmd string, pos []strin
 			if m.Revoked() {
 				state = "revoked " + m.RevokedAt.Format(time.RFC3339)
 			}
-			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", m.ID, m.Email, m.CreatedAt.Format(time.RFC3339), state)
+			// Addresses stored before add checked them may hold anything.
+			fmt.Fprintf(stdout, "%s\t%s\t%s\t%s\n", safe(m.ID), safe(m.Email), m.CreatedAt.Format(time.RFC3339), state)
 		}
 	case "revoke":
 		if err := db.RevokeMember(ctx, pos[0], time.Now()); err != nil {

@@ -76,3 +76,35 @@ func TestMembersCommand(t *testing.T) {
 		t.Fatalf("revoke unknown: exit %d, %s", code, errOut)
 	}
 }
+
+// TestMembersAddChecksTheAddress: add refuses an address with control
+// characters, two @ or none, or SMTP's length exceeded (exit 2, nothing
+// stored); list writes a stored address that holds control characters
+// escaped, never raw to the terminal.
+func TestMembersAddChecksTheAddress(t *testing.T) {
+	dir := t.TempDir()
+	for _, email := range []string{
+		"\x1b[31mana@example.com", "ana@example.com\x07", "a\u202eb@example.com", "ana@bo@example.com",
+		"ana.example.com", "ana@", strings.Repeat("a", 65) + "@example.com", "ana@" + strings.Repeat("b", 250) + ".example",
+	} {
+		if code, _, errOut := members(t, dir, "add", email); code != exitBadInput || !strings.Contains(errOut, "not an email address") {
+			t.Errorf("add %q: exit %d, %s; want exit 2 saying it is not an email address", email, code, errOut)
+		}
+	}
+	db, err := records.Open(context.Background(), records.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := db.Members(context.Background()); err != nil || len(ms) != 0 {
+		t.Errorf("members stored: %v, %v; want none", ms, err)
+	}
+	// A row from before add checked addresses.
+	if _, err := db.SQL().Exec("INSERT INTO members (id, email, key_hash, created_at) VALUES ('m_old', ?, 'x', 0)", "\x1b]0;pwned\x07old@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	code, out, _ := members(t, dir, "list")
+	if code != exitOK || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `\x1b]0;pwned\aold@example.com`) {
+		t.Errorf("list: exit %d, %q; want the stored address escaped", code, out)
+	}
+}

@@ -38,7 +38,7 @@ func TestMultiProcessReaudits(t *testing.T) {
 	}
 	key, _, _ := strings.Cut(stdout.String(), "\n")
 	resolve, allow := site.ResolveFlags(hosts...)
-	args := []string{"--database-url", dbURL, "--redis-url", redisURL, "--redis-prefix", strings.TrimSuffix(prefix, ":"), "--allow-addr", allow,
+	args := []string{"--database-url", dbURL, "--secrets-key-file", sharedSecretsKey(t), "--redis-url", redisURL, "--redis-prefix", strings.TrimSuffix(prefix, ":"), "--allow-addr", allow,
 		"--rate", "1/1s", "--cache-ttl", "1ms", "--timeout", "10s", "--reaudit-min-interval", "10s", "--rescue-after", "12s", "--renderers", "1"}
 	for _, r := range resolve {
 		args = append(args, "--resolve", r)

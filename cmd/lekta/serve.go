@@ -63,7 +63,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.proxies, "trusted-proxy", "CIDR or IP (repeatable): peers whose X-Forwarded-For names the client")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.contact, "contact", "", "where site operators reach you (mailto: or https: URL, or text), shown on /bot")
-	fs.StringVar(&f.publicURL, "public-url", "", "the absolute http(s) address this instance is reached at (https://audit.example.com): webhook report_urls, badge addresses and /bot's links become absolute, and --bot-info-url defaults to it followed by /bot")
+	fs.StringVar(&f.publicURL, "public-url", "", "the absolute http(s) address this instance is reached at (https://audit.example.com): webhook report_urls, badge addresses and /bot's links become absolute, --bot-info-url defaults to it followed by /bot, and an https one makes the member session cookie Secure")
 	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM, how long running audits may take to finish before they are cancelled; queued ones stay queued")
 	f.reaudit.register(fs)
 }
@@ -145,6 +145,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if _, _, err := cfg.validate(); err != nil {
 		return exitWith(exitBadInput, err)
+	}
+	if cfg.databaseURL != "" && cfg.secretsKeyFile == "" {
+		return exitWith(exitBadInput, errors.New("--secrets-key-file: required with --database-url: webhook secrets are kept sealed, "+
+			"and every instance must open them with the same key file (a secret of the deployment, mode 0600)"))
 	}
 	logger := newLogger(stderr, sf.logFormat, slog.LevelInfo)
 	ln, err := net.Listen("tcp", sf.addr)

@@ -82,7 +82,7 @@ func TestServePostgresDown(t *testing.T) {
 	dbURL := pg.Database(t)
 	site := testsite.Start(t)
 	s := startServe(t, site, []string{"shop.example", "other.example"},
-		"--redis-url", redisURL, "--redis-prefix", redistest.Prefix(t, raw), "--database-url", dbURL)
+		"--redis-url", redisURL, "--redis-prefix", redistest.Prefix(t, raw), "--database-url", dbURL, "--secrets-key-file", sharedSecretsKey(t))
 	if !strings.Contains(s.stderr.String(), "shared by every instance") {
 		t.Errorf("the start-up line does not say where reports are kept:\n%s", s.stderr)
 	}
@@ -112,7 +112,7 @@ func TestServePostgresDown(t *testing.T) {
 	}
 
 	pg.Stop(t)
-	code, out, errOut := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--redis-url", redisURL, "--database-url", dbURL)
+	code, out, errOut := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--redis-url", redisURL, "--database-url", dbURL, "--secrets-key-file", sharedSecretsKey(t))
 	if code != exitNotRun || strings.Contains(out, "serving on") || !strings.Contains(errOut, "nothing answers") {
 		t.Errorf("serve with PostgreSQL down: exit %d\n%s%s", code, out, errOut)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -250,4 +251,24 @@ func serveErrorCode(tb testing.TB, resp *http.Response, b []byte, status int, re
 		tb.Errorf("%d %s with Retry-After %q", status, e.Error.Code, got)
 	}
 	return e.Error.Code
+}
+
+// secretsKey is the key file every serve of the test binary that uses
+// PostgreSQL shares, as the instances of one deployment do.
+var secretsKey struct {
+	once sync.Once
+	path string
+}
+
+// sharedSecretsKey is the path of secretsKey (created by the first serve).
+func sharedSecretsKey(tb testing.TB) string {
+	tb.Helper()
+	secretsKey.once.Do(func() {
+		dir, err := os.MkdirTemp("", "lekta-secrets-")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		secretsKey.path = filepath.Join(dir, "secrets.key")
+	})
+	return secretsKey.path
 }
