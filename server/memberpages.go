@@ -157,7 +157,7 @@ func (s *Server) addSiteForm(w http.ResponseWriter, r *http.Request, ss session)
 	in := formInput(r)
 	site := records.Site{MemberID: ss.member.ID}
 	if err := s.checkSite(in, &site); err != nil {
-		s.renderDashboard(w, r, ss, errorFor(err).Status, s.formError(in, records.Site{MemberID: ss.member.ID}, err))
+		s.renderDashboard(w, r, ss, errorFor(err).Status, s.formError(in, err))
 		return
 	}
 	site, err := s.cfg.Members.AddSite(r.Context(), site, s.cfg.SitesPerMember, s.cfg.Now())
@@ -205,7 +205,7 @@ func (s *Server) changeSiteForm(w http.ResponseWriter, r *http.Request, ss sessi
 	before, saved := site.WebhookURL, site
 	in := formInput(r)
 	if err := s.checkSite(in, &site); err != nil {
-		s.renderSite(w, r, ss, saved, errorFor(err).Status, s.formError(in, saved, err), "")
+		s.renderSite(w, r, ss, saved, errorFor(err).Status, s.formError(in, err), "")
 		return
 	}
 	if err := s.cfg.Members.UpdateSite(r.Context(), site, s.cfg.Now()); err != nil {

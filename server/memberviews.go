@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"html/template"
 	"net/http"
-	"strings"
 	"time"
 
 	"lekta.dev/lekta/audit"
@@ -95,7 +95,7 @@ func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, ss sess
 func (s *Server) newSiteForm(u, sched, hook string) siteForm {
 	min := s.minInterval()
 	return siteForm{URL: u, Schedule: sched, Webhook: hook, Schedules: scheduleOptions(sched, min),
-		MinWords: "at least " + spanWords(min) + " apart"}
+		MinWords: "at least " + compare.Span(min) + " apart"}
 }
 
 // minInterval is the shortest time between two re-audits of a site here.
@@ -107,32 +107,16 @@ func (s *Server) minInterval() time.Duration {
 }
 
 // formError is the form again with the error beside the field it is about.
-func (s *Server) formError(in siteInput, site records.Site, err error) siteForm {
+func (s *Server) formError(in siteInput, err error) siteForm {
 	form := s.newSiteForm(deref(in.URL), deref(in.Schedule), deref(in.WebhookURL))
-	form.Field, form.Error = s.fieldOf(in, site), errorFor(err).Message
-	form.Error = strings.TrimPrefix(form.Error, "webhook_url: ")
-	return form
-}
-
-// fieldOf finds the field of the form that checkSite refuses, by checking
-// each field alone against a site that is otherwise complete.
-func (s *Server) fieldOf(in siteInput, site records.Site) string {
-	for _, f := range []struct {
-		name string
-		in   siteInput
-	}{{"url", siteInput{URL: in.URL}}, {"schedule", siteInput{Schedule: in.Schedule}}, {"webhook_url", siteInput{WebhookURL: in.WebhookURL}}} {
-		probe := site
-		if probe.URL == "" {
-			probe.URL = "https://example.com/"
-		}
-		if probe.Schedule == "" {
-			probe.Schedule = "daily"
-		}
-		if s.checkSite(f.in, &probe) != nil {
-			return f.name
+	form.Error = errorFor(err).Message
+	if fe := (*fieldError)(nil); errors.As(err, &fe) {
+		form.Field = fe.field
+		if fe.words != "" {
+			form.Error = fe.words
 		}
 	}
-	return ""
+	return form
 }
 
 func deref(p *string) string {

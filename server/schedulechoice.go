@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/schedule"
 )
 
@@ -26,7 +27,7 @@ func scheduleOptions(cur string, min time.Duration) []scheduleOption {
 	opts := []scheduleOption{{Value: "daily", Words: "Daily, at night"}, {Value: "weekly", Words: "Weekly, at night"}}
 	for _, d := range scheduleChoices {
 		if d >= min {
-			opts = append(opts, scheduleOption{Value: shortDuration(d), Words: "Every " + spanWords(d)})
+			opts = append(opts, scheduleOption{Value: shortDuration(d), Words: "Every " + compare.Span(d)})
 		}
 	}
 	found := false
@@ -52,7 +53,7 @@ func scheduleWords(s string) string {
 	case sp.Kind == schedule.Weekly:
 		return "weekly"
 	}
-	return "every " + spanWords(sp.Interval)
+	return "every " + compare.Span(sp.Interval)
 }
 
 // shortDuration is the form value of an interval: "6h", "90m".
@@ -61,23 +62,4 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dh", d/time.Hour)
 	}
 	return fmt.Sprintf("%dm", d/time.Minute)
-}
-
-// spanWords says a duration as people do: "1 hour", "2 days", "90 minutes".
-func spanWords(d time.Duration) string {
-	unit := func(n int64, one string) string {
-		if n == 1 {
-			return "1 " + one
-		}
-		return fmt.Sprintf("%d %ss", n, one)
-	}
-	switch {
-	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
-		return unit(int64(d/(24*time.Hour)), "day")
-	case d >= time.Hour && d%time.Hour == 0:
-		return unit(int64(d/time.Hour), "hour")
-	case d >= time.Minute && d%time.Minute == 0:
-		return unit(int64(d/time.Minute), "minute")
-	}
-	return unit(int64(d/time.Second), "second")
 }

@@ -204,12 +204,25 @@ func readSiteInput(w http.ResponseWriter, r *http.Request) (siteInput, error) {
 	return in, err
 }
 
-// checkSite validates a site's URL, schedule and webhook URL into site.
+// fieldError is a refusal of one field of a site (url, schedule or
+// webhook_url): the API answers err, a form shows words (err's message
+// when empty) beside the field.
+type fieldError struct {
+	field, words string
+	err          error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+
+func (e *fieldError) Unwrap() error { return e.err }
+
+// checkSite validates a site's URL, schedule and webhook URL into site; a
+// refusal is a *fieldError naming the field.
 func (s *Server) checkSite(in siteInput, site *records.Site) error {
 	if in.URL != nil {
 		u, err := s.cfg.Guard.ParseTarget(policy.WithDefaultScheme(*in.URL))
 		if err != nil {
-			return err
+			return &fieldError{field: "url", err: err}
 		}
 		site.URL = u.String()
 	}
@@ -220,7 +233,7 @@ func (s *Server) checkSite(in siteInput, site *records.Site) error {
 			if errors.As(err, &se) {
 				msg = se.Sentence()
 			}
-			return &apiError{Status: http.StatusBadRequest, Code: codeBadSchedule, Message: msg, cause: err}
+			return &fieldError{field: "schedule", err: &apiError{Status: http.StatusBadRequest, Code: codeBadSchedule, Message: msg, cause: err}}
 		}
 		site.Schedule = *in.Schedule
 	}
@@ -229,8 +242,9 @@ func (s *Server) checkSite(in siteInput, site *records.Site) error {
 		if *in.WebhookURL != "" {
 			u, err := s.cfg.Guard.ParseTarget(policy.WithDefaultScheme(*in.WebhookURL))
 			if err != nil {
-				return &apiError{Status: http.StatusBadRequest, Code: codeTargetRefused,
-					Message: "The webhook_url was refused: " + err.Error() + ".", cause: err}
+				return &fieldError{field: "webhook_url", words: "This webhook address was refused: " + err.Error() + ".",
+					err: &apiError{Status: http.StatusBadRequest, Code: codeTargetRefused,
+						Message: "The webhook_url was refused: " + err.Error() + ".", cause: err}}
 			}
 			site.WebhookURL, site.WebhookSecret = u.String(), records.NewSecret()
 		}
