@@ -55,14 +55,17 @@ func scanEntry(row interface{ Scan(...any) error }) (Entry, error) {
 	var changes, summary string
 	err := row.Scan(&e.ID, &e.SiteID, &due, &ran, &e.Trigger, &e.ReportID, &e.Status, &e.Rule, &ts, &ls, &e.Critical, &reg, &changes, &summary, &e.ETag, &e.LastModified)
 	e.DueAt, e.RanAt, e.Regression = fromMS(due), fromMS(ran), reg != 0
-	if ts.Valid {
-		e.TextShare = &ts.Float64
-	}
-	if ls.Valid {
-		e.LinkShare = &ls.Float64
-	}
+	e.TextShare, e.LinkShare = floatPtr(ts), floatPtr(ls)
 	e.Changes, e.Summary = json.RawMessage(changes), json.RawMessage(summary)
 	return e, err
+}
+
+// floatPtr is a nullable column's value, nil for NULL.
+func floatPtr(f sql.NullFloat64) *float64 {
+	if !f.Valid {
+		return nil
+	}
+	return &f.Float64
 }
 
 func nullable(f *float64) sql.NullFloat64 {
@@ -168,100 +171,71 @@ func (db *DB) EntryByReport(ctx context.Context, reportID string) (Entry, error)
 
 // Recent returns the newest n entries of each of the given sites, newest
 // first, keyed by site id: what the dashboard draws, one indexed query a
-// site on one connection. Only the newest entry of a site carries its
-// summary; every entry carries Disallowed, and none its changes.
+// site on one connection (SQLite) or one lateral query (PostgreSQL). Only
+// the newest entry of a site carries its summary; every entry carries
+// Disallowed, and none its changes.
 func (db *DB) Recent(ctx context.Context, siteIDs []string, n int) (map[string][]Entry, error) {
 	ctx, cancel := db.call(ctx)
 	defer cancel()
+	out := make(map[string][]Entry, len(siteIDs))
 	if db.kind == PostgreSQL {
-		return db.recentPostgres(ctx, siteIDs, n)
+		rs, err := db.sql.QueryContext(ctx, `SELECT s.id, h.ran_at, h.trigger_name, h.report_id, h.status, h.rule, h.text_share, h.link_share,
+	h.summary LIKE '`+disallowedLike+`', CASE WHEN h.rn = 1 THEN h.summary ELSE '' END
+FROM unnest($1::text[]) AS s(id) CROSS JOIN LATERAL (
+	SELECT ran_at, trigger_name, report_id, status, rule, text_share, link_share, summary, row_number() OVER () AS rn
+	FROM (SELECT * FROM history WHERE site_id = s.id ORDER BY ran_at DESC, id DESC LIMIT $2) newest) h
+ORDER BY s.id, h.rn`, siteIDs, n)
+		if err == nil {
+			err = scanRecent(rs, out)
+		}
+		if err != nil {
+			return nil, db.unavailable("read history from "+db.where, err)
+		}
+		return out, nil
 	}
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return nil, db.unavailable("read history from "+db.where, err)
 	}
 	defer conn.Close()
-	q := db.rebind(`SELECT ran_at, trigger_name, report_id, status, rule, text_share, link_share,
-	CASE WHEN summary LIKE '%"code":"robots.disallowed"%' THEN 1 ELSE 0 END
-FROM history WHERE site_id = ? ORDER BY ran_at DESC, id DESC LIMIT ?`)
-	latest := db.rebind(`SELECT summary FROM history WHERE site_id = ? ORDER BY ran_at DESC, id DESC LIMIT 1`)
-	out := make(map[string][]Entry, len(siteIDs))
 	for _, id := range siteIDs {
-		if err := db.recentOf(ctx, conn, q, id, n, out); err != nil {
-			return nil, db.unavailable("read history from "+db.where, err)
+		rs, err := conn.QueryContext(ctx, `SELECT site_id, ran_at, trigger_name, report_id, status, rule, text_share, link_share,
+	summary LIKE '`+disallowedLike+`', '' FROM history WHERE site_id = ? ORDER BY ran_at DESC, id DESC LIMIT ?`, id, n)
+		if err == nil {
+			err = scanRecent(rs, out)
 		}
-		if es := out[id]; len(es) > 0 {
+		if es := out[id]; err == nil && len(es) > 0 {
 			var summary string
-			if err := conn.QueryRowContext(ctx, latest, id).Scan(&summary); err != nil {
-				return nil, db.unavailable("read history from "+db.where, err)
-			}
+			err = conn.QueryRowContext(ctx, `SELECT summary FROM history WHERE site_id = ? ORDER BY ran_at DESC, id DESC LIMIT 1`, id).Scan(&summary)
 			es[0].Summary = json.RawMessage(summary)
+		}
+		if err != nil {
+			return nil, db.unavailable("read history from "+db.where, err)
 		}
 	}
 	return out, nil
 }
 
-func (db *DB) recentOf(ctx context.Context, conn *sql.Conn, q, siteID string, n int, out map[string][]Entry) error {
-	rs, err := conn.QueryContext(ctx, q, siteID, n)
-	if err != nil {
-		return err
-	}
-	defer rs.Close()
-	for rs.Next() {
-		e := Entry{SiteID: siteID}
-		var ran, dis int64
-		var ts, ls sql.NullFloat64
-		if err := rs.Scan(&ran, &e.Trigger, &e.ReportID, &e.Status, &e.Rule, &ts, &ls, &dis); err != nil {
-			return err
-		}
-		e.RanAt, e.Disallowed = fromMS(ran), dis != 0
-		if ts.Valid {
-			e.TextShare = &ts.Float64
-		}
-		if ls.Valid {
-			e.LinkShare = &ls.Float64
-		}
-		out[siteID] = append(out[siteID], e)
-	}
-	return rs.Err()
-}
+// disallowedLike matches a summary holding a robots.disallowed finding.
+const disallowedLike = `%"code":"robots.disallowed"%`
 
-// recentPostgres is Recent in one query: a lateral join walks each site's
-// index, as SQLite's loop does.
-func (db *DB) recentPostgres(ctx context.Context, siteIDs []string, n int) (map[string][]Entry, error) {
-	rs, err := db.sql.QueryContext(ctx, `SELECT s.id, h.ran_at, h.trigger_name, h.report_id, h.status, h.rule, h.text_share, h.link_share,
-	h.summary LIKE '%"code":"robots.disallowed"%', CASE WHEN h.rn = 1 THEN h.summary ELSE '' END
-FROM unnest($1::text[]) AS s(id) CROSS JOIN LATERAL (
-	SELECT ran_at, trigger_name, report_id, status, rule, text_share, link_share, summary, row_number() OVER () AS rn
-	FROM (SELECT * FROM history WHERE site_id = s.id ORDER BY ran_at DESC, id DESC LIMIT $2) newest) h
-ORDER BY s.id, h.rn`, siteIDs, n)
-	if err != nil {
-		return nil, db.unavailable("read history from "+db.where, err)
-	}
+// scanRecent reads Recent's rows (site, ran_at, trigger, report, status,
+// rule, shares, disallowed, summary or ”) into out, and closes rs.
+func scanRecent(rs *sql.Rows, out map[string][]Entry) error {
 	defer rs.Close()
-	out := make(map[string][]Entry, len(siteIDs))
 	for rs.Next() {
 		var e Entry
 		var ran int64
 		var ts, ls sql.NullFloat64
 		var summary string
 		if err := rs.Scan(&e.SiteID, &ran, &e.Trigger, &e.ReportID, &e.Status, &e.Rule, &ts, &ls, &e.Disallowed, &summary); err != nil {
-			return nil, db.unavailable("read history from "+db.where, err)
+			return err
 		}
-		e.RanAt = fromMS(ran)
+		e.RanAt, e.TextShare, e.LinkShare = fromMS(ran), floatPtr(ts), floatPtr(ls)
 		if summary != "" {
 			e.Summary = json.RawMessage(summary)
 		}
-		if ts.Valid {
-			e.TextShare = &ts.Float64
-		}
-		if ls.Valid {
-			e.LinkShare = &ls.Float64
-		}
 		out[e.SiteID] = append(out[e.SiteID], e)
 	}
-	if err := rs.Err(); err != nil {
-		return nil, db.unavailable("read history from "+db.where, err)
-	}
-	return out, nil
+	return rs.Err()
 }
