@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/schedule"
@@ -37,7 +38,7 @@ func changeLog(e records.Entry) []string {
 	var c schedule.Changes
 	_ = json.Unmarshal(e.Changes, &c)
 	st := stateOf(e)
-	fetched := st.TextShare != nil || e.Status == "complete" || e.Status == "partial"
+	fetched := e.Status == string(audit.StatusComplete) || e.Status == string(audit.StatusPartial)
 	if c.First {
 		if !fetched {
 			return []string{"First audit: " + st.Words + "."}
