@@ -233,6 +233,7 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 	defer cancel()
 	used, grant := time.Duration(0), min(firstGrant, budget)
 	var prev pageState
+	overtime := false // the one grant past the budget was given
 	for first := true; ; first = false {
 		if err := a.grantPageTime(ctx, grant, first); err != nil {
 			return a.cut(err)
@@ -261,10 +262,19 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 				a.b.log.Debug("frame held back", "url", a.req.URL)
 			}
 		}
-		quiet := !changed && !st.scheduled(end) && a.net.quiet()
-		if quiet && a.net.takeSocketClosed() {
-			quiet = false // one more grant for the page's close handler
+		if a.net.socketOpen() {
+			// Page time does not stop for a connecting WebSocket: wait
+			// for the proxy's refusal before granting more, or the page
+			// would run out its budget before its error handler can run.
+			if err := a.waitSocket(ctx); err != nil {
+				return a.cut(err)
+			}
 		}
+		// A WebSocket that closed gets one more grant for the page's
+		// close handler (to fall back to polling, say), once even at the
+		// budget's end.
+		closed := a.net.takeSocketClosed()
+		quiet := !changed && !closed && !st.scheduled(end) && a.net.quiet()
 		if quiet {
 			if wait := a.net.streamWait(); wait > 0 {
 				// A stream the page opened has not spoken yet.
@@ -277,10 +287,14 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 		switch {
 		case quiet:
 			return a.done(SettledIdle, st)
-		case used >= budget:
+		case used >= budget && (!closed || overtime):
 			return a.done(SettledBudget, st)
 		}
 		prev = st
+		if used >= budget {
+			overtime, grant = true, minGrant
+			continue
+		}
 		grant = nextGrant(st, budget-used)
 	}
 }
@@ -388,6 +402,23 @@ func (a *audit) setPageTime(ctx context.Context, d time.Duration, first, streams
 	}
 	if _, err := cdp.Call(ctx, a.t.target, emulation.SetVirtualTimePolicy, p); err != nil {
 		return fmt.Errorf("grant page time: %w", err)
+	}
+	return nil
+}
+
+// waitSocket waits up to socketWait of wall time for every open WebSocket
+// to close.
+func (a *audit) waitSocket(ctx context.Context) error {
+	t := time.NewTimer(socketWait)
+	defer t.Stop()
+	for a.net.socketOpen() {
+		select {
+		case <-a.net.changed:
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return nil
 }

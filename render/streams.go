@@ -14,11 +14,18 @@ import (
 // A WebSocket never opens: the proxy refuses every upgrade, as Googlebot's
 // renderer does. It counts as in flight until Chromium reports it closed,
 // and the page then gets one more grant of page time to react (to fall
-// back to polling, say).
+// back to polling, say), even at the end of its budget. Chromium's virtual
+// time does not stop for a connecting WebSocket as it does for a fetch, so
+// after a grant that leaves one connecting the rule waits up to socketWait
+// of wall time for the refusal before granting more page time.
 
 // streamGrace is how long an EventSource may take to deliver its first
 // message.
 const streamGrace = 500 * time.Millisecond
+
+// socketWait bounds the wall time the rule waits for a refused WebSocket
+// to close.
+const socketWait = 2 * time.Second
 
 // stream is one open long-lived connection.
 type stream struct {
@@ -74,6 +81,13 @@ func (n *netTracker) sockets() bool {
 		}
 	}
 	return false
+}
+
+// socketOpen reports whether a WebSocket is still open.
+func (n *netTracker) socketOpen() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sockets()
 }
 
 // takeSocketClosed reports whether a WebSocket closed since it was last

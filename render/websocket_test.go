@@ -31,9 +31,12 @@ func TestRenderNeverSendsWebSocketData(t *testing.T) {
 	b, s := mustBrowser(t)
 	tests := []struct {
 		name  string
-		start string // page script starting the sender (%[1]s: script URL)
+		start string // page script starting the sender (%[1]s: its script URL, %[2]s: its code)
 	}{
 		{"page", ``},
+		// Opened by a timer, when nothing else is scheduled: page time
+		// would run to the end of the budget before the refusal arrives.
+		{"page timer", `setTimeout(() => { %[2]s }, 1000);`},
 		{"dedicated worker", `new Worker("%[1]s");`},
 		{"shared worker", `new SharedWorker("%[1]s");`},
 	}
@@ -48,7 +51,7 @@ func TestRenderNeverSendsWebSocketData(t *testing.T) {
 				if tc.start != "" {
 					script := strings.ReplaceAll(strings.ToLower(t.Name()), "/", "-") + ".js"
 					s.addPage(script, send)
-					page = `<!DOCTYPE html><title>ws</title><p id=out>ws</p><script>const TAG = "` + tag + `";` + fmt.Sprintf(tc.start, "/t/"+script) + `</script>`
+					page = `<!DOCTYPE html><title>ws</title><p id=out>ws</p><script>const TAG = "` + tag + `";` + fmt.Sprintf(tc.start, "/t/"+script, send) + `</script>`
 				}
 				done := func(ctx context.Context, _ *tab) {
 					for ctx.Err() == nil && len(hitsWithQuery(s, tag+"-done")) == 0 {
