@@ -409,21 +409,17 @@ func (a *audit) setPageTime(ctx context.Context, d time.Duration, first, streams
 // waitSocket waits up to socketWait of wall time for every open WebSocket
 // to close.
 func (a *audit) waitSocket(ctx context.Context) error {
-	t := time.NewTimer(socketWait)
-	defer t.Stop()
-	for a.net.socketOpen() {
-		select {
-		case <-a.net.changed:
-		case <-t.C:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+	until := time.Now().Add(socketWait)
+	for a.net.socketOpen() && time.Now().Before(until) {
+		if err := a.waitStream(ctx, time.Until(until)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// waitStream waits up to d of wall time for a stream's first message.
+// waitStream waits up to d of wall time for a stream to change: its first
+// message, or its close.
 func (a *audit) waitStream(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
