@@ -18,6 +18,8 @@ type Finding struct {
 	Message  string   `json:"message"`
 	// Lane is the lane the finding is about, or "" for both.
 	Lane Lane `json:"lane,omitempty"`
+	// Cause is why the difference exists, when the audit could tell.
+	Cause *Cause `json:"cause,omitempty"`
 }
 
 // Change says how a field differs between the lanes.

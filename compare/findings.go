@@ -24,6 +24,14 @@ func (l *findingList) addSeverity(code string, sev Severity, lane Lane, format s
 	*l = append(*l, Finding{Code: code, Severity: sev, Message: msg, Lane: lane})
 }
 
+// cause sets the cause of the finding added last; nil leaves it without one.
+func (l *findingList) cause(c *Cause) {
+	if c == nil || len(*l) == 0 {
+		return
+	}
+	(*l)[len(*l)-1].Cause = c
+}
+
 // laneOf says which lanes a single-lane condition holds in: "" for both
 // (or for the only lane there is), or nil when none.
 func laneOf(inPlain, inRender bool) (Lane, bool) {

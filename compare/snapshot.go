@@ -116,6 +116,19 @@ type RenderDetails struct {
 	// addEventListener leaves no trace in the markup). It is new for every
 	// render, so a page cannot forge it; "" when the lane marked nothing.
 	ListenerMark string
+	// WriteMark is the name of an attribute the lane set, before taking the
+	// DOM snapshot, on elements a script wrote or inserted; its value is an
+	// index into Writes. Fresh for every render; "" when nothing was marked.
+	WriteMark string
+	// Writes are the script writes the document-start recorder saw, in
+	// order; element marks and Fields point into it.
+	Writes []ScriptWrite
+	// FieldWrites maps a head field ("title", "lang") that is not an
+	// element the mark can sit on to its last write, an index into Writes.
+	FieldWrites map[string]int
+	// ClientRedirects are the navigations scripts, the history API or a
+	// meta refresh made after the document loaded.
+	ClientRedirects []ClientRedirect
 }
 
 // BlockedRequest is one request the render lane refused, and why.
