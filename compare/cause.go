@@ -85,10 +85,19 @@ type ScriptWrite struct {
 	// Request is the path of the fetch/XHR response the same script had
 	// received before this write, when there was one.
 	Request string
+	// RequestBy is the URL of the script that made that request.
+	RequestBy string
 	// Unknown: the page defeated the recorder (overwrote a wrapped
 	// function, a hostile stack); Script is then "".
 	Unknown bool
 }
+
+// The mechanisms of a ClientRedirect.
+const (
+	RedirectScript      = "script"
+	RedirectHistory     = "history"
+	RedirectMetaRefresh = "meta_refresh"
+)
 
 // ClientRedirect is a navigation the browser made on the page's behalf.
 type ClientRedirect struct {

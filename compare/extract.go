@@ -66,6 +66,17 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 	}
 	if s.Render != nil {
 		x.listenerMark = s.Render.ListenerMark
+		if s.Render.WriteMark != "" || len(s.Render.FieldWrites) > 0 {
+			x.writeMark, x.nWrites = s.Render.WriteMark, len(s.Render.Writes)
+			x.writes = newPageWrites()
+			p.writes = x.writes
+			if i, ok := s.Render.FieldWrites["title"]; ok && i >= 0 && i < x.nWrites {
+				x.writes.title = i
+			}
+			if i, ok := s.Render.FieldWrites["lang"]; ok && i >= 0 && i < x.nWrites {
+				x.writes.lang = i
+			}
+		}
 	}
 	x.headers(s.Header)
 	if IsHTML(s.ContentType) {
@@ -114,6 +125,12 @@ type extractor struct {
 	// listenerMark is the attribute the render lane set on elements with
 	// event listeners (RenderDetails.ListenerMark), "" for none.
 	listenerMark string
+	// writeMark is the attribute the render lane set on elements scripts
+	// wrote (RenderDetails.WriteMark), nWrites the number of writes it
+	// indexes, and writes what the fields came from; nil without marks.
+	writeMark string
+	nWrites   int
+	writes    *pageWrites
 
 	robotsMeta []string
 	// tokenMeta holds the contents of robots metas named for the bot's token.
@@ -199,6 +216,7 @@ func (x *extractor) document(root *html.Node) {
 		case atom.Html:
 			if !langed {
 				langed = true
+				x.noteWrite(&x.writeField().lang, n)
 				x.page.Lang = x.t.cleanText("lang", attr(n, "lang"), 64)
 			}
 		case atom.Base:
@@ -211,6 +229,7 @@ func (x *extractor) document(root *html.Node) {
 		case atom.Title:
 			if !titled {
 				titled = true
+				x.noteWrite(&x.writeField().title, n)
 				x.page.Title = blankToEmpty(x.t.cleanText("title", s.Text(), maxText))
 			}
 		case atom.Meta:
@@ -248,17 +267,23 @@ func (x *extractor) meta(s *goquery.Selection) {
 		x.page.MetaDescriptionInBody++
 	case name == "description":
 		if x.page.MetaDescription == "" {
+			x.noteWrite(&x.writeField().description, s.Get(0))
 			x.page.MetaDescription = blankToEmpty(x.t.cleanText("meta_description", content, maxText))
 		}
 	case name == "robots":
+		x.noteWrite(&x.writeField().robots, s.Get(0))
 		x.robotsMeta = append(x.robotsMeta, content)
 	case isBotMetaName(name):
+		x.noteWrite(&x.writeField().robots, s.Get(0))
 		x.botMeta(name, content)
 	}
 	if prop == "" && strings.HasPrefix(name, "og:") {
 		prop = name
 	}
 	og := &x.page.OpenGraph
+	if strings.HasPrefix(prop, "og:") {
+		x.noteWrite(&x.writeField().og, s.Get(0))
+	}
 	switch prop {
 	case "og:title":
 		setOnce(&og.Title, x.t.cleanText("open_graph", content, maxText))
@@ -325,6 +350,7 @@ func (x *extractor) linkElement(s *goquery.Selection) {
 			}
 			resolved, written := x.canonicalURL(x.base, href, "canonical")
 			if resolved != "" {
+				x.noteWrite(&x.writeField().canonical, s.Get(0))
 				x.canonicals = append(x.canonicals, resolved)
 			}
 			x.canonicalHrefs = append(x.canonicalHrefs, written)
@@ -337,6 +363,7 @@ func (x *extractor) linkElement(s *goquery.Selection) {
 				x.page.HreflangInBody++
 				continue
 			}
+			x.noteWrite(&x.writeField().hreflang, s.Get(0))
 			x.alternate(lang, href, hasHref, x.base, false)
 		}
 	}
@@ -378,6 +405,9 @@ func (x *extractor) script(s *goquery.Selection) {
 	}
 	block := parseJSONLD(s.Text(), x.t)
 	x.page.JSONLD = append(x.page.JSONLD, block)
+	if x.writes != nil {
+		x.writes.jsonld = append(x.writes.jsonld, x.writeAbove(s.Get(0)))
+	}
 	if x.jsonLDTypes == nil {
 		x.jsonLDTypes = map[string]bool{}
 	}

@@ -28,54 +28,69 @@ func compareText(l *findingList, codes textCodes, plain, render string, renderOn
 // other head signals.
 func (d *differ) headFindings(l *findingList) {
 	p, r := d.p.page, d.r.page
-	compareText(l, textCodes{CodeTitleRenderOnly, CodeTitlePlainOnly, CodeTitleChanged}, p.Title, r.Title,
-		"The title %s is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.",
-		"Scripts remove the title %s; browsers and rendering search engines see no title.",
-		"Scripts change the title from %s to %s. AI crawlers read the first, browsers and Google the second; serve the final title in the HTML.")
-	compareText(l, textCodes{CodeMetaDescriptionRenderOnly, CodeMetaDescriptionPlainOnly, CodeMetaDescriptionChanged}, p.MetaDescription, r.MetaDescription,
-		"The meta description %s is added by JavaScript; fetchers that do not render never see it. Put it in the server HTML.",
-		"Scripts remove the meta description %s; browsers and rendering crawlers see none.",
-		"Scripts change the meta description from %s to %s; AI crawlers read the first. Serve the final description in the HTML.")
-	compareText(l, textCodes{CodeCanonicalRenderOnly, CodeCanonicalPlainOnly, CodeCanonicalChanged}, p.Canonical, r.Canonical,
-		"The canonical URL %s is added by JavaScript; crawlers that do not render miss it. Put <link rel=\"canonical\"> in the server HTML.",
-		"Scripts remove the canonical URL %s; rendering search engines see none.",
-		"The server HTML names %s as canonical but the rendered page names %s. Search engines get conflicting signals and AI crawlers follow the first; make them the same.")
+	w := d.writes()
+	d.fieldCause(l, w.title, CodeTitlePlainOnly, func() {
+		compareText(l, textCodes{CodeTitleRenderOnly, CodeTitlePlainOnly, CodeTitleChanged}, p.Title, r.Title,
+			"The title %s is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.",
+			"Scripts remove the title %s; browsers and rendering search engines see no title.",
+			"Scripts change the title from %s to %s. AI crawlers read the first, browsers and Google the second; serve the final title in the HTML.")
+	})
+	d.fieldCause(l, w.description, CodeMetaDescriptionPlainOnly, func() {
+		compareText(l, textCodes{CodeMetaDescriptionRenderOnly, CodeMetaDescriptionPlainOnly, CodeMetaDescriptionChanged}, p.MetaDescription, r.MetaDescription,
+			"The meta description %s is added by JavaScript; fetchers that do not render never see it. Put it in the server HTML.",
+			"Scripts remove the meta description %s; browsers and rendering crawlers see none.",
+			"Scripts change the meta description from %s to %s; AI crawlers read the first. Serve the final description in the HTML.")
+	})
+	d.fieldCause(l, w.canonical, CodeCanonicalPlainOnly, func() {
+		compareText(l, textCodes{CodeCanonicalRenderOnly, CodeCanonicalPlainOnly, CodeCanonicalChanged}, p.Canonical, r.Canonical,
+			"The canonical URL %s is added by JavaScript; crawlers that do not render miss it. Put <link rel=\"canonical\"> in the server HTML.",
+			"Scripts remove the canonical URL %s; rendering search engines see none.",
+			"The server HTML names %s as canonical but the rendered page names %s. Search engines get conflicting signals and AI crawlers follow the first; make them the same.")
+	})
 	if !strings.EqualFold(p.Lang, r.Lang) {
-		compareText(l, textCodes{CodeLangRenderOnly, CodeLangPlainOnly, CodeLangChanged}, p.Lang, r.Lang,
-			"The page language %s is set by JavaScript; fetchers that do not render cannot tell the language. Put lang on <html> in the server HTML.",
-			"Scripts remove the page language %s from <html>.",
-			"Scripts change the page language from %s to %s; AI crawlers read the first.")
+		d.fieldCause(l, w.lang, CodeLangPlainOnly, func() {
+			compareText(l, textCodes{CodeLangRenderOnly, CodeLangPlainOnly, CodeLangChanged}, p.Lang, r.Lang,
+				"The page language %s is set by JavaScript; fetchers that do not render cannot tell the language. Put lang on <html> in the server HTML.",
+				"Scripts remove the page language %s from <html>.",
+				"Scripts change the page language from %s to %s; AI crawlers read the first.")
+		})
 	}
 	pa, ra := alternateKeys(p), alternateKeys(r)
 	switch {
 	case slices.Equal(pa, ra):
 	case len(pa) == 0:
 		l.add(CodeHreflangRenderOnly, "", "%s are added by JavaScript; fetchers that do not render do not learn about the other language versions. Put them in the server HTML.", plural(len(ra), "hreflang alternate", "hreflang alternates"))
+		l.cause(d.writeCause(w.hreflang))
 	case len(ra) == 0:
 		l.add(CodeHreflangPlainOnly, "", "Scripts remove %s of the server HTML.", plural(len(pa), "hreflang alternate", "hreflang alternates"))
 	default:
 		l.add(CodeHreflangChanged, "", "The hreflang alternates differ: %d in the server HTML, %d in the rendered page, not the same set. Serve one consistent set.", len(pa), len(ra))
+		l.cause(d.writeCause(w.hreflang))
 	}
 	og, rog := p.OpenGraph, r.OpenGraph
 	switch {
 	case og == rog:
 	case og == OpenGraph{}:
 		l.add(CodeOpenGraphRenderOnly, "", "Open Graph tags (og:title %s) are added by JavaScript; link previews in chat apps and social networks do not run scripts. Put them in the server HTML.", q(rog.Title))
+		l.cause(d.writeCause(w.og))
 	case rog == OpenGraph{}:
 		l.add(CodeOpenGraphPlainOnly, "", "Scripts remove the Open Graph tags of the server HTML.")
 	default:
 		l.add(CodeOpenGraphChanged, "", "Scripts change Open Graph tags; link previews use the server's (og:title %s, rendered %s).", q(og.Title), q(rog.Title))
+		l.cause(d.writeCause(w.og))
 	}
 }
 
 // robotsFindings compares noindex, nofollow and the robots directives.
 func (d *differ) robotsFindings(l *findingList) {
 	p, r := d.p.page, d.r.page
+	w := d.writes()
 	switch {
 	case p.Noindex && r.Noindex:
 		l.add(CodeRobotsNoindex, "", "Both the server HTML and the rendered page say noindex (%s), so the page asks not to be indexed. Fine if intended.", q(robotsSource(p)))
 	case r.Noindex:
 		l.add(CodeRobotsNoindexRenderOnly, "", "Scripts add noindex (%s). Google renders the page and drops it from its index, while AI crawlers that do not render index it. Serve the directive you mean in the HTML.", q(robotsSource(r)))
+		l.cause(d.writeCause(w.robots))
 	case p.Noindex:
 		l.add(CodeRobotsNoindexPlainOnly, "", "The server HTML says noindex (%s) and scripts remove it. AI crawlers obey the noindex and Google may never render the page, so it is likely indexed nowhere. Remove noindex from the server HTML if the page should be found.", q(robotsSource(p)))
 	}
@@ -84,11 +99,13 @@ func (d *differ) robotsFindings(l *findingList) {
 		l.add(CodeRobotsNofollow, "", "Both the server HTML and the rendered page say nofollow, so robots are asked not to follow the page's links. Fine if intended.")
 	case r.Nofollow:
 		l.add(CodeRobotsNofollowRenderOnly, "", "Scripts add nofollow: rendering crawlers stop following the page's links while crawlers that do not render follow them.")
+		l.cause(d.writeCause(w.robots))
 	case p.Nofollow:
 		l.add(CodeRobotsNofollowPlainOnly, "", "The server HTML says nofollow and scripts remove it; crawlers that do not render will not follow the page's links.")
 	}
 	if p.Noindex == r.Noindex && p.Nofollow == r.Nofollow && normalizeRobots(p.MetaRobots) != normalizeRobots(r.MetaRobots) {
 		l.add(CodeRobotsChanged, "", "Scripts change the robots meta from %s to %s; crawlers that do not render read the first.", q(p.MetaRobots), q(r.MetaRobots))
+		l.cause(d.writeCause(w.robots))
 	}
 	if !maps.Equal(p.BotRobots, r.BotRobots) {
 		var names []string
@@ -99,6 +116,7 @@ func (d *differ) robotsFindings(l *findingList) {
 		}
 		slices.Sort(names)
 		l.add(CodeRobotsBotMetaChanged, "", "Robots metas for %s differ between the server HTML and the rendered page, so those crawlers may be told something else than a browser shows.", strings.Join(names, ", "))
+		l.cause(d.writeCause(w.robots))
 	}
 	if !slices.Equal(p.XRobotsTag, r.XRobotsTag) {
 		l.add(CodeXRobotsTagChanged, "", "The X-Robots-Tag header was %s for the plain fetch and %s for the browser; the server answers bots differently.", q(strings.Join(p.XRobotsTag, "; ")), q(strings.Join(r.XRobotsTag, "; ")))
@@ -140,23 +158,28 @@ func mergeKeys(a, b map[string]string) map[string]struct{} {
 // bodyFindings compares headings, structured data, links and text.
 func (d *differ) bodyFindings(l *findingList) {
 	p, r := d.p.page, d.r.page
+	w := d.writes()
 	switch {
 	case slices.Equal(p.H1, r.H1):
 	case len(p.H1) == 0:
 		l.add(CodeH1RenderOnly, "", "The main heading %s exists only after JavaScript runs; AI crawlers see no <h1>. Render it on the server.", q(r.H1[0]))
+		l.cause(d.writeCause(at(w.h1, 0)))
 	case len(r.H1) == 0:
 		l.add(CodeH1PlainOnly, "", "Scripts remove the main heading %s; the rendered page has no <h1>.", q(p.H1[0]))
 	default:
 		l.add(CodeH1Changed, "", "Scripts change the main heading from %s to %s; AI crawlers read the first.", q(p.H1[0]), q(r.H1[0]))
+		l.cause(d.writeCause(at(w.h1, 0)))
 	}
-	if only := headingsMissing(p, r); len(only) > 0 {
+	if only, first := headingsMissing(p, r); len(only) > 0 {
 		l.add(CodeHeadingsRenderOnly, "", "%s only after JavaScript runs, for example %s; the outline AI crawlers see is incomplete.", plural(len(only), "subheading exists", "subheadings exist"), q(only[0]))
+		l.cause(d.writeCause(at(w.headings, first)))
 	}
-	if only := headingsMissing(r, p); len(only) > 0 {
+	if only, _ := headingsMissing(r, p); len(only) > 0 {
 		l.add(CodeHeadingsPlainOnly, "", "Scripts remove %s of the server HTML, for example %s.", plural(len(only), "subheading", "subheadings"), q(only[0]))
 	}
 	if only := missingStrings(p.JSONLDTypes, r.JSONLDTypes); len(only) > 0 {
 		l.add(CodeJSONLDRenderOnly, "", "Structured data of type %s is injected by JavaScript; fetchers that do not render never see it. Put the JSON-LD in the server HTML.", strings.Join(only, ", "))
+		l.cause(d.writeCause(at(w.jsonld, jsonLDWith(r, only[0]))))
 	}
 	if only := missingStrings(r.JSONLDTypes, p.JSONLDTypes); len(only) > 0 {
 		l.add(CodeJSONLDPlainOnly, "", "Structured data of type %s in the server HTML is gone after scripts run.", strings.Join(only, ", "))
@@ -175,6 +198,7 @@ func (d *differ) linkFindings(l *findingList) {
 		}
 		l.addSeverity(CodeLinksRenderOnly, sev, "", "%s only after JavaScript runs (%s of the rendered page's %s), for example %s. Crawlers that do not render cannot discover those pages; put them in the server HTML as <a href>.",
 			plural(n, "link appears", "links appear"), Percent(1-d.linkShare), plural(len(linkSet(r)), "distinct link", "distinct links"), exampleLinks(r, p))
+		l.cause(d.linkCause())
 	}
 	if n := d.plainOnlyLinks; n > 0 {
 		l.add(CodeLinksPlainOnly, "", "Scripts remove %s of the server HTML, for example %s; browsers and rendering crawlers do not see them.", plural(n, "link", "links"), exampleLinks(p, r))
@@ -191,6 +215,7 @@ func (d *differ) contentFindings(l *findingList) {
 		}
 		l.addSeverity(CodeContentRenderOnly, sev, "", "The server HTML has %s of the rendered text: %d of %d words appear only after JavaScript runs, and AI crawlers that do not render never read them. Serve this content in the HTML (server-side rendering or pre-rendering).",
 			onlyShare(d.textShare), missing, r.WordCount)
+		l.cause(d.textCause())
 	}
 	if missing := p.WordCount - d.sharedWords; missing >= minMissingWords && ratio(d.sharedWords, p.WordCount) < 0.9 {
 		l.add(CodeContentPlainOnly, "", "%d words of the server HTML do not appear in the rendered page (for example <noscript> text or text scripts replace). AI crawlers read them; browsers do not show them.", missing)
@@ -210,14 +235,16 @@ func onlyShare(share float64) string {
 }
 
 // headingsMissing returns the h2–h6 headings of has that lacks does not
-// have, as "h2 text", counting repeated headings.
-func headingsMissing(lacks, has *Page) []string {
+// have, as "h2 text", counting repeated headings, and the index in
+// has.Headings of the first of them (-1 for none).
+func headingsMissing(lacks, has *Page) ([]string, int) {
 	count := map[Heading]int{}
 	for _, h := range lacks.Headings {
 		count[h]++
 	}
 	var out []string
-	for _, h := range has.Headings {
+	first := -1
+	for i, h := range has.Headings {
 		if h.Level == 1 {
 			continue
 		}
@@ -225,9 +252,12 @@ func headingsMissing(lacks, has *Page) []string {
 			count[h]--
 			continue
 		}
+		if first < 0 {
+			first = i
+		}
 		out = append(out, fmt.Sprintf("h%d %s", h.Level, h.Text))
 	}
-	return out
+	return out, first
 }
 
 // missingStrings returns the sorted strings of has that lacks does not have.

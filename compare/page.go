@@ -88,6 +88,9 @@ type Page struct {
 	// linkKeys holds the hash of every distinct link href, beyond the cap of
 	// Links, for the link share. Not reported; nil on a Page decoded from JSON.
 	linkKeys map[uint64]struct{}
+	// writes says which script writes the rendered page's fields came
+	// from (attribution.go); nil for the plain lane and without marks.
+	writes *pageWrites
 }
 
 // Alternate is one hreflang alternate.

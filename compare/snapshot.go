@@ -126,6 +126,10 @@ type RenderDetails struct {
 	// FieldWrites maps a head field ("title", "lang") that is not an
 	// element the mark can sit on to its last write, an index into Writes.
 	FieldWrites map[string]int
+	// WritesTampered: the page replaced functions the recorder wraps, so
+	// a field no write was recorded for may still have been written by a
+	// script; its cause is then unknown rather than absent.
+	WritesTampered bool
 	// ClientRedirects are the navigations scripts, the history API or a
 	// meta refresh made after the document loaded.
 	ClientRedirects []ClientRedirect

@@ -50,6 +50,12 @@ type langScope struct {
 	lang string
 }
 
+// markScope is an element a script wrote (its write mark), open during the walk.
+type markScope struct {
+	n     *html.Node
+	write int
+}
+
 // maxCollectors bounds the open link and heading elements whose text is
 // gathered at once; the parser rarely nests them more than two deep.
 const maxCollectors = 8
@@ -58,8 +64,9 @@ const maxCollectors = 8
 // is safe), collecting visible words, links, headings and images without alt.
 func (x *extractor) walk(root *html.Node) {
 	var open []*collector
-	var langs []langScope // elements with a lang attribute, innermost last
-	var hidden *html.Node // outermost element with the hidden attribute
+	var langs []langScope  // elements with a lang attribute, innermost last
+	var hidden *html.Node  // outermost element with the hidden attribute
+	var marked []markScope // elements a script wrote, innermost last
 	lang := func() string {
 		if len(langs) == 0 {
 			return ""
@@ -73,6 +80,11 @@ func (x *extractor) walk(root *html.Node) {
 		case html.TextNode:
 			if hidden == nil {
 				x.words.add(n.Data)
+				if len(marked) > 0 {
+					if c := x.writes.wordsOf(marked[len(marked)-1].write); c != nil {
+						c.add(n.Data)
+					}
+				}
 			}
 			blank := len(open) == 0 || strings.TrimSpace(n.Data) == ""
 			for _, c := range open {
@@ -86,6 +98,9 @@ func (x *extractor) walk(root *html.Node) {
 		case html.ElementNode:
 			if l, ok := langAttr(n); ok {
 				langs = append(langs, langScope{n, strings.TrimSpace(l)})
+			}
+			if i := x.writeOf(n); i >= 0 {
+				marked = append(marked, markScope{n, i})
 			}
 			descend = x.enter(n)
 			if descend && hidden == nil && isHidden(n) {
@@ -109,8 +124,15 @@ func (x *extractor) walk(root *html.Node) {
 		// Leave n and every ancestor that has no next sibling.
 		for n != nil {
 			if len(open) > 0 && open[len(open)-1].n == n {
-				x.leave(open[len(open)-1], lang())
+				write := -1
+				if len(marked) > 0 {
+					write = marked[len(marked)-1].write
+				}
+				x.leave(open[len(open)-1], lang(), write)
 				open = open[:len(open)-1]
+			}
+			if len(marked) > 0 && marked[len(marked)-1].n == n {
+				marked = marked[:len(marked)-1]
 			}
 			if hidden == n {
 				hidden = nil
@@ -156,11 +178,21 @@ func (x *extractor) enter(n *html.Node) bool {
 }
 
 // leave finishes a link or heading once all its text is in; lang is the
-// language in force on the element.
-func (x *extractor) leave(c *collector, lang string) {
+// language in force on the element, write the script write that brought it
+// (-1: none known).
+func (x *extractor) leave(c *collector, lang string, write int) {
 	n := c.n
 	if level := headingLevel(n); level > 0 {
+		h1, hs := len(x.page.H1), len(x.page.Headings)
 		x.heading(level, c.text.String())
+		if x.writes != nil {
+			if len(x.page.H1) > h1 {
+				x.writes.h1 = append(x.writes.h1, write)
+			}
+			if len(x.page.Headings) > hs {
+				x.writes.headings = append(x.writes.headings, write)
+			}
+		}
 		return
 	}
 	raw, hasHref := anchorHref(n)
@@ -182,6 +214,9 @@ func (x *extractor) leave(c *collector, lang string) {
 	}
 	if len(x.linkKeys) < maxLinkKeys {
 		x.linkKeys[hashString(resolved)] = struct{}{}
+	}
+	if x.writes != nil && write >= 0 {
+		x.writes.linked(write, hashString(resolved))
 	}
 	if len(x.page.Links) >= maxLinks {
 		x.t.mark("links")

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -94,7 +95,18 @@ type audit struct {
 	listenerMark string
 	// refused lists the features of refusalsJS the page tried.
 	refused []string
+	// causes is what the write recorder saw, read before the snapshot.
+	causes causes
+	// clock is the page time granted so far, for the time of a client
+	// navigation (known to within one grant).
+	clock pageClock
 }
+
+// pageClock is page time granted so far, shared with the event goroutine.
+type pageClock struct{ ns atomic.Int64 }
+
+func (c *pageClock) set(d time.Duration) { c.ns.Store(int64(d)) }
+func (c *pageClock) at() time.Duration   { return time.Duration(c.ns.Load()) }
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {
 	a := &audit{

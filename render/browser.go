@@ -71,6 +71,9 @@ type Options struct {
 	// where the spare would only compete for the CPU. A later Render then
 	// creates its context when it starts.
 	NoSpare bool
+	// NoCauses leaves out the write recorder that names the script behind
+	// each difference (causes.go); benchmarks measure its cost with it.
+	NoCauses bool
 }
 
 func (o Options) withDefaults() Options {

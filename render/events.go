@@ -54,6 +54,8 @@ func (a *audit) onEvent(ev any) {
 		if ok && !e.Canceled && !a.rec.isBlocked(e.RequestID) {
 			a.rec.failed(info.url, e.Type, a.failReason(info.url, e.ErrorText))
 		}
+	case *page.EventFrameRequestedNavigation:
+		a.clientNavigation(e)
 	case *page.EventLoadEventFired:
 		a.net.setLoaded(true)
 		a.loadOnce.Do(func() { close(a.loadFired) })
@@ -138,6 +140,8 @@ type recorder struct {
 	exceptions  []string
 	failures    []compare.FailedRequest
 	mainReason  string // why the last refused main-frame document was refused
+	// redirects are the navigations a script or a meta refresh asked for.
+	redirects []compare.ClientRedirect
 }
 
 func (r *recorder) init() {

@@ -235,6 +235,7 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 	var prev pageState
 	overtime := false // the one grant past the budget was given
 	for first := true; ; first = false {
+		a.clock.set(used + grant)
 		if err := a.grantPageTime(ctx, grant, first); err != nil {
 			return a.cut(err)
 		}

@@ -81,6 +81,13 @@ func (a *audit) snapshot(ctx context.Context) (domResult, error) {
 	// markup alone, which is no reason to fail the render.
 	a.listenerMark, _ = a.markListeners(ctx, world)
 	a.refused, _ = a.refusedFeatures(ctx)
+	// Without the recorder's writes the report names no causes, which is
+	// no reason to fail the render either.
+	if c, err := a.readCauses(ctx); err == nil {
+		a.causes = c
+	} else {
+		a.b.log.Debug("write recorder", "url", a.req.URL, "err", err)
+	}
 	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    fmt.Sprintf(snapshotJS, a.opts.MaxBodyBytes),
 		ContextID:     world,
@@ -164,6 +171,11 @@ func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 		CredentialsRefused: use.credentials,
 		ListenerMark:       a.listenerMark,
 		RefusedFeatures:    a.refused,
+		WriteMark:          a.causes.mark,
+		Writes:             a.causes.writes,
+		FieldWrites:        a.causes.fields,
+		WritesTampered:     a.causes.tampered,
+		ClientRedirects:    append(append([]compare.ClientRedirect(nil), a.rec.redirects...), a.causes.history...),
 	}
 	for k, v := range a.rec.blocked {
 		details.Blocked[k] += v

@@ -115,6 +115,15 @@ func (t *tab) setup(ctx context.Context, ua string) error {
 			})
 			return err
 		}},
+		{"install the write recorder", func() error {
+			if t.opts.NoCauses {
+				return nil
+			}
+			_, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source: fmt.Sprintf(recorderJS, t.recorderKey(), maxWrites),
+			})
+			return err
+		}},
 		// chromedp mirrors the DOM and tracks style sheets for its query
 		// actions; the lane uses neither, so spare the CPU.
 		{"disable CSS domain", func() error { _, err := cdp.Call(ctx, t.target, css.Disable, cdp.Empty{}); return err }},

@@ -206,6 +206,13 @@ func (n *netTracker) refusedMain() string {
 	return headerValue(n.mainResp.Headers, refusedHeader)
 }
 
+// documentURL is the committed main-frame URL.
+func (n *netTracker) documentURL() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.docURL
+}
+
 // mainURL is the URL of the main document's latest request.
 func (n *netTracker) mainURL() string {
 	n.mu.Lock()

@@ -1,0 +1,126 @@
+package audit
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"lekta.dev/lekta/compare"
+)
+
+// TestAuditCauses audits the test site's pages for issue 24 and checks,
+// from the report, which script, line and request each difference names.
+func TestAuditCauses(t *testing.T) {
+	e := mustEnv(t, nil)
+	const site = "http://shop.example/causes/"
+	type want struct {
+		code    string
+		kind    compare.CauseKind
+		script  string // suffix of script_url
+		inline  bool
+		line    int
+		request string
+	}
+	cases := []struct {
+		page  string
+		wants []want
+	}{
+		{"title-bundle.html", []want{{code: compare.CodeTitleRenderOnly, kind: compare.CauseScript, script: "/causes/bundle.js", line: 4}}},
+		{"title-inline.html", []want{{code: compare.CodeTitleRenderOnly, kind: compare.CauseScript, script: "/causes/title-inline.html", inline: true, line: 11}}},
+		{"title-injected.html", []want{{code: compare.CodeTitleRenderOnly, kind: compare.CauseScript, script: "/causes/late-title.js", line: 2}}},
+		{"canonical-tagmanager.html", []want{{code: compare.CodeCanonicalChanged, kind: compare.CauseScript, script: "/causes/tm.js", line: 5}}},
+		{"products.html", []want{
+			{code: compare.CodeContentRenderOnly, kind: compare.CauseRequest, script: "/causes/shop.js", request: "/causes/products.json"},
+			{code: compare.CodeLinksRenderOnly, kind: compare.CauseRequest, script: "/causes/shop.js", request: "/causes/products.json"},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.page, func(t *testing.T) {
+			r := e.audit(t, site+c.page, TriggerCLI)
+			if r.Status != StatusComplete {
+				t.Fatalf("status %s (%s)", r.Status, r.Reason)
+			}
+			for _, w := range c.wants {
+				f := findingOf(r, w.code)
+				if f == nil {
+					t.Errorf("no finding %s; got %s", w.code, codesOf(r))
+					continue
+				}
+				cs := f.Cause
+				if cs == nil {
+					t.Errorf("%s: no cause", w.code)
+					continue
+				}
+				got, _ := json.Marshal(cs)
+				if cs.Kind != w.kind || !strings.HasSuffix(cs.ScriptURL, w.script) || cs.Inline != w.inline || cs.RequestPath != w.request {
+					t.Errorf("%s: cause %s, want kind %s, script …%s (inline %v), request %q", w.code, got, w.kind, w.script, w.inline, w.request)
+				}
+				if w.line > 0 && (cs.Line != w.line || cs.Column <= 0) {
+					t.Errorf("%s: cause %s, want line %d and a column", w.code, got, w.line)
+				}
+				if cs.PageTimeMS == nil {
+					t.Errorf("%s: cause %s has no page time", w.code, got)
+				}
+				if w.code == compare.CodeContentRenderOnly || w.code == compare.CodeLinksRenderOnly {
+					if cs.Share < 0.9 {
+						t.Errorf("%s: share %v, want the one script's whole share", w.code, cs.Share)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestAuditCausesHostile: a page that fights the recorder and one that
+// inserts ten thousand elements render, and what the report says of them
+// is unknown or right, never the page's own words unescaped.
+func TestAuditCausesHostile(t *testing.T) {
+	e := mustEnv(t, nil)
+	r := e.audit(t, "http://shop.example/causes/hostile.html", TriggerCLI)
+	if r.Status != StatusComplete || r.Lanes.Render.Outcome != OutcomeOK {
+		t.Fatalf("hostile page: status %s, render %s %q", r.Status, r.Lanes.Render.Outcome, r.Lanes.Render.Error)
+	}
+	f := findingOf(r, compare.CodeTitleRenderOnly)
+	if f == nil {
+		t.Fatalf("no title finding; got %s", codesOf(r))
+	}
+	if f.Cause == nil || f.Cause.Kind != compare.CauseScript {
+		t.Fatalf("hostile title: cause %+v, want a script cause (known or unknown)", f.Cause)
+	}
+	if f.Cause.ScriptURL != "" && !strings.HasSuffix(f.Cause.ScriptURL, "/causes/hostile.html") {
+		t.Errorf("hostile title: named %q, which did not write it", f.Cause.ScriptURL)
+	}
+	var text strings.Builder
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(text.String(), "\x1b\u2028") {
+		t.Errorf("the text report carries the page's control characters:\n%q", text.String())
+	}
+
+	r = e.audit(t, "http://shop.example/causes/many-insertions.html", TriggerCLI)
+	if r.Status != StatusComplete || r.Lanes.Render.Outcome != OutcomeOK {
+		t.Fatalf("many insertions: status %s, render %s %q", r.Status, r.Lanes.Render.Outcome, r.Lanes.Render.Error)
+	}
+	f = findingOf(r, compare.CodeContentRenderOnly)
+	if f == nil || f.Cause == nil || !strings.HasSuffix(f.Cause.ScriptURL, "/causes/many.js") || f.Cause.Line != 6 {
+		t.Errorf("many insertions: content finding %+v, want many.js line 6", f)
+	}
+}
+
+func findingOf(r *Report, code string) *compare.Finding {
+	for i := range r.Findings {
+		if r.Findings[i].Code == code {
+			return &r.Findings[i]
+		}
+	}
+	return nil
+}
+
+func codesOf(r *Report) string {
+	var codes []string
+	for _, f := range r.Findings {
+		codes = append(codes, f.Code)
+	}
+	return strings.Join(codes, ", ")
+}

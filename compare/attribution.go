@@ -1,0 +1,305 @@
+package compare
+
+import (
+	"cmp"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// pageWrites says which recorded script write (an index into
+// RenderDetails.Writes, -1 for none) each field of a rendered page came
+// from: the write that marked the field's element or its nearest marked
+// ancestor (RenderDetails.WriteMark).
+type pageWrites struct {
+	title, description, robots, canonical, lang, og, hreflang int
+	// h1, headings and jsonld run parallel to Page.H1, Page.Headings and
+	// Page.JSONLD.
+	h1, headings, jsonld []int
+	// words counts the visible words each write brought; links the link
+	// hrefs (by hash) each write brought.
+	words map[int]*wordCounter
+	links map[int]map[uint64]struct{}
+}
+
+// maxAttributedWrites bounds the writes words and links are kept for.
+const maxAttributedWrites = 2000
+
+func newPageWrites() *pageWrites {
+	return &pageWrites{
+		title: -1, description: -1, robots: -1, canonical: -1, lang: -1, og: -1, hreflang: -1,
+		words: map[int]*wordCounter{}, links: map[int]map[uint64]struct{}{},
+	}
+}
+
+// writeOf is the write that marked n itself, -1 when none did.
+func (x *extractor) writeOf(n *html.Node) int {
+	if x.writes == nil || n == nil {
+		return -1
+	}
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == x.writeMark {
+			if i, err := strconv.Atoi(a.Val); err == nil && i >= 0 && i < x.nWrites {
+				return i
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// writeAbove is the write that marked n or its nearest marked ancestor.
+func (x *extractor) writeAbove(n *html.Node) int {
+	if x.writes == nil {
+		return -1
+	}
+	for ; n != nil; n = n.Parent {
+		if i := x.writeOf(n); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// firstWrite keeps the first write a field is found with.
+func firstWrite(dst *int, i int) {
+	if *dst < 0 {
+		*dst = i
+	}
+}
+
+// wordsOf is the word counter of write i, nil past the cap.
+func (w *pageWrites) wordsOf(i int) *wordCounter {
+	c := w.words[i]
+	if c == nil && len(w.words) < maxAttributedWrites {
+		c = &wordCounter{}
+		w.words[i] = c
+	}
+	return c
+}
+
+// linked notes that write i brought the link with hash k.
+func (w *pageWrites) linked(i int, k uint64) {
+	s := w.links[i]
+	if s == nil {
+		if len(w.links) >= maxAttributedWrites {
+			return
+		}
+		s = map[uint64]struct{}{}
+		w.links[i] = s
+	}
+	if len(s) < maxLinks {
+		s[k] = struct{}{}
+	}
+}
+
+// at is the write i of a list that runs parallel to a page field, -1 when
+// out of range.
+func at(l []int, i int) int {
+	if i < 0 || i >= len(l) {
+		return -1
+	}
+	return l[i]
+}
+
+// writeCause is the cause of a render-only or changed field whose last
+// write is i (-1: none recorded), nil when nothing is known.
+func (d *differ) writeCause(i int) *Cause {
+	rs := d.r.snap
+	if rs == nil || rs.Render == nil {
+		return nil
+	}
+	rd := rs.Render
+	blocked := blockedScripts(rd)
+	if i < 0 || i >= len(rd.Writes) {
+		if rd.WritesTampered {
+			// The page replaced what the recorder wraps: some script
+			// wrote the field, which one is unknown.
+			return &Cause{Kind: CauseScript, BlockedScripts: blocked}
+		}
+		return nil
+	}
+	w := rd.Writes[i]
+	c := &Cause{Kind: CauseScript, BlockedScripts: blocked}
+	if w.Unknown || w.Script == "" {
+		return c
+	}
+	c.ScriptURL, c.Inline, c.Line, c.Column = w.Script, w.Inline, w.Line, w.Column
+	c.PageTimeMS = pageTimeMS(w.PageTime)
+	c.EarlierWriters = w.Earlier
+	if w.Request != "" {
+		// The content came from a response: the cause is the request and
+		// the script that made it (the writer may be a framework's bundle).
+		c.Kind, c.RequestPath = CauseRequest, w.Request
+		if w.RequestBy != "" && w.RequestBy != w.Script {
+			c.ScriptURL, c.Inline, c.Line, c.Column = w.RequestBy, false, 0, 0
+		}
+	}
+	return c
+}
+
+// blockedScripts counts the scripts the render lane did not run: those on
+// the tracker list, and the .js files robots.txt or the request budget
+// kept it from loading.
+func blockedScripts(rd *RenderDetails) int {
+	n := rd.Blocked["analytics"]
+	for _, b := range rd.BlockedURLs {
+		if b.Reason == "analytics" {
+			continue
+		}
+		u, err := url.Parse(b.URL)
+		if err != nil {
+			continue
+		}
+		if ext := strings.ToLower(path.Ext(u.Path)); ext == ".js" || ext == ".mjs" {
+			n++
+		}
+	}
+	return n
+}
+
+// fieldCause sets the cause of the finding add made, when it made one
+// and it is not about something scripts removed (plainOnly: removals are
+// not recorded).
+func (d *differ) fieldCause(l *findingList, i int, plainOnly string, add func()) {
+	n := len(*l)
+	add()
+	if len(*l) > n && (*l)[len(*l)-1].Code != plainOnly {
+		l.cause(d.writeCause(i))
+	}
+}
+
+// writes is the rendered page's field writes, or empty ones.
+func (d *differ) writes() *pageWrites {
+	if r := d.r.page; r != nil && r.writes != nil {
+		return r.writes
+	}
+	return newPageWrites()
+}
+
+// shareCause names the script that brought most of what only the rendered
+// page has: onlyOf(i) is how much of it write i brought. Writes of one
+// script add up; the cause is that script's last write, with its share.
+func (d *differ) shareCause(onlyOf func(i int) int, writes []int) *Cause {
+	rs := d.r.snap
+	if rs == nil || rs.Render == nil || len(writes) == 0 {
+		return nil
+	}
+	type part struct {
+		last, n int
+	}
+	byScript := map[string]*part{}
+	total := 0
+	for _, i := range writes {
+		n := onlyOf(i)
+		if n <= 0 || i >= len(rs.Render.Writes) {
+			continue
+		}
+		total += n
+		w := rs.Render.Writes[i]
+		key := w.Script + "\x00" + w.Request
+		p := byScript[key]
+		if p == nil {
+			p = &part{last: i}
+			byScript[key] = p
+		}
+		p.n += n
+		p.last = max(p.last, i)
+	}
+	if total == 0 {
+		return nil
+	}
+	parts := make([]*part, 0, len(byScript))
+	for _, p := range byScript {
+		parts = append(parts, p)
+	}
+	slices.SortFunc(parts, func(a, b *part) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.last, b.last)) })
+	c := d.writeCause(parts[0].last)
+	if c == nil {
+		return nil
+	}
+	c.EarlierWriters = 0
+	c.Share = float64(parts[0].n) / float64(total)
+	return c
+}
+
+// textCause names the script behind most of the render-only words.
+func (d *differ) textCause() *Cause {
+	w, p := d.writes(), d.p.page
+	var ids []int
+	for i := range w.words {
+		ids = append(ids, i)
+	}
+	slices.Sort(ids)
+	return d.shareCause(func(i int) int {
+		c := w.words[i]
+		n := 0
+		for k, x := range c.keys {
+			have := uint32(0)
+			if p != nil {
+				have = p.words[k]
+			}
+			if x > have {
+				n += int(x - have)
+			}
+		}
+		return n
+	}, ids)
+}
+
+// linkCause names the script behind most of the render-only links.
+func (d *differ) linkCause() *Cause {
+	w := d.writes()
+	plain := map[uint64]struct{}{}
+	if d.p.page != nil {
+		plain = linkSet(d.p.page)
+	}
+	var ids []int
+	for i := range w.links {
+		ids = append(ids, i)
+	}
+	slices.Sort(ids)
+	return d.shareCause(func(i int) int {
+		n := 0
+		for k := range w.links[i] {
+			if _, ok := plain[k]; !ok {
+				n++
+			}
+		}
+		return n
+	}, ids)
+}
+
+// writeField is the extractor's field writes, or a scratch set when the
+// page has none, so callers need not check.
+func (x *extractor) writeField() *pageWrites {
+	if x.writes == nil {
+		return &scratchWrites
+	}
+	return x.writes
+}
+
+// scratchWrites takes the notes of pages without marks; never read.
+var scratchWrites pageWrites
+
+// noteWrite keeps, for a field, the write that marked n or an ancestor.
+func (x *extractor) noteWrite(dst *int, n *html.Node) {
+	if x.writes == nil {
+		return
+	}
+	firstWrite(dst, x.writeAbove(n))
+}
+
+// jsonLDWith is the index of the first JSON-LD block of p declaring typ.
+func jsonLDWith(p *Page, typ string) int {
+	for i, b := range p.JSONLD {
+		if slices.Contains(b.Types, typ) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,2 @@
+// Injected by loader.js.
+document.title = "Seed trays | Shop";
