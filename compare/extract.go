@@ -209,6 +209,9 @@ func (x *extractor) document(root *html.Node) {
 				}
 			}
 		case atom.Title:
+			if inBody(n) {
+				x.page.robotsTitleInBody++
+			}
 			if !titled {
 				titled = true
 				x.page.Title = blankToEmpty(x.t.cleanText("title", s.Text(), maxText))
@@ -254,6 +257,9 @@ func (x *extractor) meta(s *goquery.Selection) {
 		x.robotsMeta = append(x.robotsMeta, content)
 	case isBotMetaName(name):
 		x.botMeta(name, content)
+	}
+	if (name == "robots" || isBotMetaName(name)) && inBody(s.Get(0)) {
+		x.page.robotsTitleInBody++
 	}
 	if prop == "" && strings.HasPrefix(name, "og:") {
 		prop = name

@@ -88,6 +88,12 @@ type Page struct {
 	// linkKeys holds the hash of every distinct link href, beyond the cap of
 	// Links, for the link share. Not reported; nil on a Page decoded from JSON.
 	linkKeys map[uint64]struct{}
+	// robotsTitleInBody counts the robots metas (bot-specific ones
+	// included) and titles in <body>, which have no counter of their own,
+	// so that Diff scans the server HTML for the head's end only when a
+	// head-only tag stands in the body. Not reported; 0 on a Page decoded
+	// from JSON.
+	robotsTitleInBody int
 }
 
 // Alternate is one hreflang alternate.
