@@ -76,7 +76,7 @@ var pageChecks = []pageCheck{
 // they say something about the page, not about what the lanes differ in,
 // so the verdict does not count them as differences.
 var checkCodes = func() map[string]bool {
-	m := map[string]bool{CodeMetaDescriptionMissing: true}
+	m := map[string]bool{CodeMetaDescriptionMissing: true, CodeHeadEndedEarly: true}
 	for _, c := range pageChecks {
 		m[c.code] = true
 	}
@@ -108,6 +108,7 @@ func (d *differ) checkFindings(l *findingList) {
 			continue
 		}
 		l.add(c.code, lane, c.msg, detail, inLane(lane))
+		d.explainInBody(l, c.code, lane)
 	}
 	noDesc := func(s side) bool { return s.page != nil && s.page.MetaDescription == "" }
 	if lane, ok := laneOf(noDesc(p), noDesc(r)); ok && (lane == "" || p.page == nil || r.page == nil) {

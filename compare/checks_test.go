@@ -69,6 +69,9 @@ var checkCases = []checkCase{
 			eq(tb, "conflict", p.CanonicalConflict, false)
 			eq(tb, "in body", p.CanonicalInBody, 1)
 		}},
+	{name: "an img in the head moves the canonical after it", head: `<img src="/pixel.gif" alt=""><link rel="canonical" href="http://shop.example/page">`,
+		code: CodeHeadEndedEarly, also: []string{CodeCanonicalInBody}, scripted: CodeCanonicalInBody, scriptedLane: LaneRender,
+		check: func(tb testing.TB, p *Page) { eq(tb, "in body", p.CanonicalInBody, 1) }},
 	{name: "canonical points to the root from a deeper page", head: `<link rel="canonical" href="http://shop.example/">`, code: CodeCanonicalRoot},
 	{name: "canonical points to another hreflang alternate", head: alternates("de") + `<link rel="canonical" href="http://shop.example/de/">`,
 		code: CodeCanonicalAlternate, scripted: CodeCanonicalRenderOnly, scriptedLane: ""},

@@ -113,6 +113,11 @@ const (
 
 	// CodePageSlow: the page's first byte took longer than SlowTTFB.
 	CodePageSlow = "page.slow"
+
+	// Codes of the parser cause (issue 24, part 2).
+	// CodeHeadEndedEarly: a token the head may not hold ended it before
+	// </head>, and the parser moved head-only tags after it into <body>.
+	CodeHeadEndedEarly = "head.ended_early"
 )
 
 // pipelineCodes are the codes in the table that Diff itself never produces.
@@ -231,6 +236,9 @@ var codeTable = []CodeInfo{
 	{CodeLaneTimeout, SeverityWarning, "This lane did not finish before the audit's deadline; the report keeps what the other lane saw."},
 	{CodeLaneSkipped, SeverityWarning, "This lane was not run (for example because robots.txt could not be read or the other lane already failed)."},
 	{CodeLaneBlocked, SeverityWarning, "This lane's request was refused before it left (the address is not public, or robots.txt disallows it)."},
+
+	// Codes of the parser cause (issue 24, part 2).
+	{CodeHeadEndedEarly, SeverityWarning, "The HTML parser ends <head> at the first thing a head may not hold (an <img>, an <iframe>, a <div>, stray text, a snippet pasted into the head) and puts everything after it into <body>, where search engines ignore the canonical, hreflang links, robots and description metas. The finding names that token and its line in the server HTML, and lists the tags it moved; the findings about those tags in <body> carry the same cause. An <img> inside a <noscript> of the head ends it only for parsers without scripting, as crawlers that do not render parse. Move the token into <body>, after the head's tags."},
 }
 
 // codeIndex maps a code to its CodeInfo.

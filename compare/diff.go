@@ -46,6 +46,9 @@ type differ struct {
 	textShare, linkShare float64
 	// renderOnlyLinks and plainOnlyLinks are distinct hrefs in one lane only.
 	renderOnlyLinks, plainOnlyLinks int
+	// head is the scan of the server HTML's head (headEnd), once scanned.
+	head        *headEnd
+	headScanned bool
 }
 
 // shares computes the text and link shares.

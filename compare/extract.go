@@ -227,6 +227,9 @@ func (x *extractor) document(root *html.Node) {
 				}
 			}
 		case atom.Title:
+			if inBody(n) {
+				x.page.robotsTitleInBody++
+			}
 			if !titled {
 				titled = true
 				x.noteWrite(&x.writeField().title, n)
@@ -276,6 +279,9 @@ func (x *extractor) meta(s *goquery.Selection) {
 	case isBotMetaName(name):
 		x.noteWrite(&x.writeField().robots, s.Get(0))
 		x.botMeta(name, content)
+	}
+	if (name == "robots" || isBotMetaName(name)) && inBody(s.Get(0)) {
+		x.page.robotsTitleInBody++
 	}
 	if prop == "" && strings.HasPrefix(name, "og:") {
 		prop = name

@@ -133,6 +133,7 @@ func (d *differ) findings() []Finding {
 	d.snapshotFindings(&l)
 	d.pageFindings(&l)
 	d.checkFindings(&l)
+	d.headEndFindings(&l)
 	if p != nil && r != nil {
 		d.headFindings(&l)
 		d.robotsFindings(&l)

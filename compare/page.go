@@ -91,6 +91,12 @@ type Page struct {
 	// writes says which script writes the rendered page's fields came
 	// from (attribution.go); nil for the plain lane and without marks.
 	writes *pageWrites
+	// robotsTitleInBody counts the robots metas (bot-specific ones
+	// included) and titles in <body>, which have no counter of their own,
+	// so that Diff scans the server HTML for the head's end only when a
+	// head-only tag stands in the body. Not reported; 0 on a Page decoded
+	// from JSON.
+	robotsTitleInBody int
 }
 
 // Alternate is one hreflang alternate.
