@@ -88,6 +88,17 @@ type Page struct {
 	// linkKeys holds the hash of every distinct link href, beyond the cap of
 	// Links, for the link share. Not reported; nil on a Page decoded from JSON.
 	linkKeys map[uint64]struct{}
+	// lead is the start of the main text (of <main> or role=main when the
+	// page has one, else of the body), at most maxLead bytes, for the soft
+	// 404 check; mainWords counts the words of the main element when the page
+	// has one (hasMain). Not reported; empty on a Page decoded from JSON.
+	lead      string
+	mainWords int
+	hasMain   bool
+	// refreshDelay is the delay in seconds of the first meta refresh,
+	// hasRefresh says there is one. Not reported.
+	refreshDelay int
+	hasRefresh   bool
 }
 
 // Alternate is one hreflang alternate.
@@ -170,4 +181,5 @@ const (
 	maxBotRobots   = 50
 	maxXRobotsTag  = 20
 	maxWordKeys    = 200_000
+	maxLead        = 512
 )
