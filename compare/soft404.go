@@ -33,6 +33,9 @@ func (d *differ) soft404Findings(l *findingList) {
 			return
 		case r.Noindex:
 			l.add(CodeSoft404Handled, LaneRender, "The rendered page is the app's not-found page (%s) and a script adds a noindex to it, as Google recommends for apps that render in the browser, so Google does not index the address: this is handled correctly. Crawlers that do not render still get the server's 200 page without the noindex.", notFoundQuote(r, rp))
+		case p.WordCount > maxNotFoundWords:
+			// Server HTML with content of its own is no empty shell.
+			l.add(CodeSoft404RenderOnly, LaneRender, "The server answers 200 with a page of %d words, but the rendered page is the app's not-found page (%s). Google will likely classify the address as a soft 404, while AI crawlers that do not render index the server's page. Make the app show that page, or answer 404 if the address is not meant to exist.", p.WordCount, notFoundQuote(r, rp))
 		default:
 			l.add(CodeSoft404RenderOnly, LaneRender, "The server answers 200 with HTML that does not say the page is missing, but the rendered page is the app's not-found page (%s). Google will likely classify the address as a soft 404, and AI crawlers that do not render index the empty shell as if it were a page. Answer 404 for addresses the app does not know, or add a noindex on the not-found route.", notFoundQuote(r, rp))
 		}
