@@ -118,6 +118,13 @@ const (
 	// CodeHeadEndedEarly: a token the head may not hold ended it before
 	// </head>, and the parser moved head-only tags after it into <body>.
 	CodeHeadEndedEarly = "head.ended_early"
+	// Soft 404s and the redirects only a browser follows (issue 24).
+	CodeSoft404                   = "soft_404.detected"
+	CodeSoft404RenderOnly         = "soft_404.render_only"
+	CodeSoft404Handled            = "soft_404.handled"
+	CodeRenderRedirectScript      = "render.redirect_script"
+	CodeRenderRedirectMetaRefresh = "render.redirect_meta_refresh"
+	CodeRenderHistoryPath         = "render.history_path"
 )
 
 // pipelineCodes are the codes in the table that Diff itself never produces.
@@ -239,6 +246,12 @@ var codeTable = []CodeInfo{
 
 	// Codes of the parser cause (issue 24, part 2).
 	{CodeHeadEndedEarly, SeverityWarning, "The HTML parser ends <head> at the first thing a head may not hold (an <img>, an <iframe>, a <div>, stray text, a snippet pasted into the head) and puts everything after it into <body>, where search engines ignore the canonical, hreflang links, robots and description metas. The finding names that token and its line in the server HTML, and lists the tags it moved; the findings about those tags in <body> carry the same cause. An <img> inside a <noscript> of the head ends it only for parsers without scripting, as crawlers that do not render parse. Move the token into <body>, after the head's tags."},
+	{CodeSoft404, SeverityWarning, "The page answers 200 but says it was not found: its title, first heading or the start of its text is not-found wording (\"page not found\", \"404\", \"Seite nicht gefunden\", \"ページが見つかりません\", in more than 20 languages), and it has little other content. Google treats such a page as a soft 404 and drops it, other crawlers may index the error page as content. Answer 404 (or 410 when the page is gone for good)."},
+	{CodeSoft404RenderOnly, SeverityWarning, "The server answers 200 with HTML that does not say the page is missing, but the rendered page is the app's not-found page. Google will likely classify the URL as a soft 404, and AI crawlers that do not render index the empty shell as a page. Answer 404 for addresses the app does not know; if that is not possible, add a noindex on the not-found route or send the browser to an address that answers 404."},
+	{CodeSoft404Handled, SeverityInfo, "The rendered page is the app's not-found page and the app handles it as Google recommends for pages rendered in the browser: a script adds a noindex, or sends the browser to an address that answers 404 or 410. Google does not index the URL; nothing to fix for Google. Crawlers that do not render still receive the server's 200 page."},
+	{CodeRenderRedirectScript, SeverityWarning, "A script sent the browser to another address (a location assignment); the message names the target and when it fired. Crawlers that do not render (GPTBot, ClaudeBot, PerplexityBot and most other fetchers) never follow a script redirect; Google follows it only when it renders the page. Use a server redirect (301 or 308)."},
+	{CodeRenderRedirectMetaRefresh, SeverityWarning, "A meta refresh sent the browser to another address; the message names the target, when it fired and its delay. Google treats an instant meta refresh (0 s) like a permanent redirect and a delayed one like a temporary redirect; whether AI crawlers follow a meta refresh is not documented by their operators. A server redirect (301 or 308) works for every crawler."},
+	{CodeRenderHistoryPath, SeverityInfo, "A script changed the address to another path with the history API (pushState or replaceState) without loading a new document. Crawlers that do not render keep the first URL and its server HTML. If the new address is the page's real one, redirect to it on the server."},
 }
 
 // codeIndex maps a code to its CodeInfo.

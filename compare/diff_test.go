@@ -349,43 +349,61 @@ func runDiffCase(in func() lanePair) Result {
 // TestDiff checks rows, findings and verdicts of inline document pairs.
 func TestDiff(t *testing.T) {
 	t.Parallel()
-	for _, tc := range diffCases {
+	runDiffCases(t, diffCases)
+}
+
+// allDiffCases are the inline cases of every file, for the tests that
+// check the code table against what the cases produce.
+func allDiffCases() []diffCase {
+	return slices.Concat(diffCases, soft404Cases, clientRedirectCases)
+}
+
+// runDiffCases runs inline cases as parallel subtests.
+func runDiffCases(t *testing.T, cases []diffCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := runDiffCase(tc.in)
-			if tc.rows != nil {
-				assertRows(t, res, tc.rows)
-			}
-			var codes []string
-			for _, w := range tc.want {
-				codes = append(codes, w.code)
-			}
-			if tc.some {
-				for _, c := range codes {
-					if !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Code == c }) {
-						t.Errorf("missing finding %s; got %s", c, codesOf(res))
-					}
-				}
-			} else {
-				assertCodes(t, res, codes)
-			}
-			for _, w := range tc.want {
-				for _, f := range res.Findings {
-					if f.Code != w.code {
-						continue
-					}
-					if w.sev != "" && f.Severity != w.sev {
-						t.Errorf("%s: severity %s, want %s", f.Code, f.Severity, w.sev)
-					}
-					if (w.lane != "" || strings.HasPrefix(w.code, "render.") || strings.HasPrefix(w.code, "plain.")) && f.Lane != w.lane {
-						t.Errorf("%s: lane %q, want %q", f.Code, f.Lane, w.lane)
-					}
-				}
-			}
-			if tc.check != nil {
-				tc.check(t, res)
-			}
+			checkDiffCase(t, tc)
 		})
+	}
+}
+
+// checkDiffCase diffs one case and checks rows, codes, lanes, severities.
+func checkDiffCase(tb testing.TB, tc diffCase) {
+	tb.Helper()
+	res := runDiffCase(tc.in)
+	if tc.rows != nil {
+		assertRows(tb, res, tc.rows)
+	}
+	var codes []string
+	for _, w := range tc.want {
+		codes = append(codes, w.code)
+	}
+	if tc.some {
+		for _, c := range codes {
+			if !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Code == c }) {
+				tb.Errorf("missing finding %s; got %s", c, codesOf(res))
+			}
+		}
+	} else {
+		assertCodes(tb, res, codes)
+	}
+	for _, w := range tc.want {
+		for _, f := range res.Findings {
+			if f.Code != w.code {
+				continue
+			}
+			if w.sev != "" && f.Severity != w.sev {
+				tb.Errorf("%s: severity %s, want %s", f.Code, f.Severity, w.sev)
+			}
+			if (w.lane != "" || strings.HasPrefix(w.code, "render.") || strings.HasPrefix(w.code, "plain.")) && f.Lane != w.lane {
+				tb.Errorf("%s: lane %q, want %q", f.Code, f.Lane, w.lane)
+			}
+		}
+	}
+	if tc.check != nil {
+		tc.check(tb, res)
 	}
 }
 
@@ -502,7 +520,7 @@ func TestFindingCodes(t *testing.T) {
 		}
 	}
 	produced := map[string]bool{}
-	for _, tc := range diffCases {
+	for _, tc := range allDiffCases() {
 		for _, f := range runDiffCase(tc.in).Findings {
 			produced[f.Code] = true
 		}
@@ -541,7 +559,7 @@ func TestFindingCodes(t *testing.T) {
 // severe than its code's documented severity.
 func TestFindingSeverityNeverExceedsTable(t *testing.T) {
 	t.Parallel()
-	for _, tc := range diffCases {
+	for _, tc := range allDiffCases() {
 		for _, f := range runDiffCase(tc.in).Findings {
 			info, _ := LookupCode(f.Code)
 			if severityRank(f.Severity) < severityRank(info.Severity) {

@@ -140,6 +140,11 @@ type extractor struct {
 	// canonicalHrefs are the hrefs of the head canonicals as written.
 	canonicalHrefs []string
 	words          wordCounter
+	// lead and mainLead gather the start of the body's and of the main
+	// element's text; mainWords counts the main element's words.
+	lead, mainLead strings.Builder
+	mainWords      wordCounter
+	hasMain        bool
 	linkKeys       map[uint64]struct{}
 	jsonLDTypes    map[string]bool
 }
@@ -276,6 +281,8 @@ func (x *extractor) meta(s *goquery.Selection) {
 	case name == "robots":
 		x.noteWrite(&x.writeField().robots, s.Get(0))
 		x.robotsMeta = append(x.robotsMeta, content)
+	case name == "" && !x.page.hasRefresh && strings.EqualFold(strings.TrimSpace(s.AttrOr("http-equiv", "")), "refresh"):
+		x.page.refreshDelay, x.page.hasRefresh = refreshDelay(content)
 	case isBotMetaName(name):
 		x.noteWrite(&x.writeField().robots, s.Get(0))
 		x.botMeta(name, content)
@@ -500,6 +507,10 @@ func (x *extractor) finish() {
 		x.t.mark("words")
 	}
 	p.linkKeys = x.linkKeys
+	p.lead = collapse(x.lead.String())
+	if x.hasMain {
+		p.lead, p.mainWords, p.hasMain = collapse(x.mainLead.String()), x.mainWords.total, true
+	}
 	for f := range x.t {
 		p.Truncated = append(p.Truncated, f)
 	}

@@ -139,6 +139,7 @@ func (d *differ) findings() []Finding {
 		d.robotsFindings(&l)
 		d.bodyFindings(&l)
 	}
+	d.soft404Findings(&l)
 	sortFindings(l)
 	return l
 }
@@ -156,7 +157,11 @@ func (d *differ) snapshotFindings(l *findingList) {
 		l.add(CodeRenderTruncated, LaneRender, "The rendered document was cut off after %d bytes; findings cover only that part.", len(rs.Body))
 	}
 	notOK := func(s *Snapshot) bool { return s != nil && s.Status != 0 && (s.Status < 200 || s.Status > 299) }
-	if lane, ok := laneOf(notOK(ps), notOK(rs)); ok {
+	// A page that sends the browser on to an address answering 404 or 410
+	// handles its not-found route as Google recommends (soft_404.handled);
+	// that 404 is the other address's, not the page's.
+	renderNotOK := notOK(rs) && !redirectsToError(ps, rs)
+	if lane, ok := laneOf(notOK(ps), renderNotOK); ok {
 		status := 0
 		if ps != nil && notOK(ps) {
 			status = ps.Status
@@ -185,14 +190,16 @@ func (d *differ) snapshotFindings(l *findingList) {
 		}
 		l.add(CodePageSlow, lane, "The server took %s to send the first byte of the page %s; AI crawlers are likely to give up long before that.", Duration(t.Timings.TTFB), inFetch(lane))
 	}
-	if ps != nil && rs != nil && ps.Status != 0 && rs.Status != 0 && ps.Status != rs.Status {
+	// A browser the page moved on has the status and address of another
+	// URL; the redirect findings say where it went.
+	navigated := rs != nil && rs.Render != nil && (rs.Render.Navigations > 0 || len(rs.Render.ClientRedirects) > 0)
+	if ps != nil && rs != nil && ps.Status != 0 && rs.Status != 0 && ps.Status != rs.Status && !navigated {
 		sev := SeverityWarning
 		if notOK(ps) != notOK(rs) {
 			sev = SeverityCritical
 		}
 		l.addSeverity(CodeStatusDiffers, sev, "", "The plain fetch got HTTP %d and the browser got HTTP %d for the same URL. The server answers bots and browsers differently; make sure AI crawlers get the page.", ps.Status, rs.Status)
 	}
-	navigated := rs != nil && rs.Render != nil && rs.Render.Navigations > 0
 	if ps != nil && rs != nil && ps.FinalURL != "" && rs.FinalURL != "" && ps.FinalURL != rs.FinalURL && !navigated {
 		l.add(CodeFinalURLDiffers, "", "The plain fetch ended at %s but the browser at %s. The server redirects bots and browsers differently.", q(ps.FinalURL), q(rs.FinalURL))
 	}
@@ -271,9 +278,7 @@ func (d *differ) renderFindings(l *findingList, rs *Snapshot) {
 		}
 		l.add(CodeRenderNotSettled, LaneRender, "%s", msg)
 	}
-	if rd.Navigations > 0 {
-		l.add(CodeRenderNavigated, LaneRender, "A script navigated the browser away from the page (to %s). Crawlers that do not run JavaScript stay on the first page; use a server redirect.", q(rs.FinalURL))
-	}
+	d.clientRedirectFindings(l, rs)
 }
 
 // seconds writes a budget for a sentence: "5 s", "2.5 s".

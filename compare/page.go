@@ -97,6 +97,17 @@ type Page struct {
 	// head-only tag stands in the body. Not reported; 0 on a Page decoded
 	// from JSON.
 	robotsTitleInBody int
+	// lead is the start of the main text (of <main> or role=main when the
+	// page has one, else of the body), at most maxLead bytes, for the soft
+	// 404 check; mainWords counts the words of the main element when the page
+	// has one (hasMain). Not reported; empty on a Page decoded from JSON.
+	lead      string
+	mainWords int
+	hasMain   bool
+	// refreshDelay is the delay in seconds of the first meta refresh,
+	// hasRefresh says there is one. Not reported.
+	refreshDelay int
+	hasRefresh   bool
 }
 
 // Alternate is one hreflang alternate.
@@ -179,4 +190,5 @@ const (
 	maxBotRobots   = 50
 	maxXRobotsTag  = 20
 	maxWordKeys    = 200_000
+	maxLead        = 512
 )

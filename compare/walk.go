@@ -67,6 +67,8 @@ func (x *extractor) walk(root *html.Node) {
 	var langs []langScope  // elements with a lang attribute, innermost last
 	var hidden *html.Node  // outermost element with the hidden attribute
 	var marked []markScope // elements a script wrote, innermost last
+	var main *html.Node    // the first main element, while the walk is in it
+	x.mainWords.countOnly = true
 	lang := func() string {
 		if len(langs) == 0 {
 			return ""
@@ -85,6 +87,7 @@ func (x *extractor) walk(root *html.Node) {
 						c.add(n.Data)
 					}
 				}
+				x.addLead(n.Data, main != nil)
 			}
 			blank := len(open) == 0 || strings.TrimSpace(n.Data) == ""
 			for _, c := range open {
@@ -105,6 +108,9 @@ func (x *extractor) walk(root *html.Node) {
 			descend = x.enter(n)
 			if descend && hidden == nil && isHidden(n) {
 				hidden = n
+			}
+			if descend && !x.hasMain && isMain(n) {
+				main, x.hasMain = n, true
 			}
 			if descend && len(open) < maxCollectors && (x.isAnchor(n) || headingLevel(n) > 0) {
 				open = append(open, &collector{n: n})
@@ -136,6 +142,9 @@ func (x *extractor) walk(root *html.Node) {
 			}
 			if hidden == n {
 				hidden = nil
+			}
+			if main == n {
+				main = nil
 			}
 			if len(langs) > 0 && langs[len(langs)-1].n == n {
 				langs = langs[:len(langs)-1]
@@ -373,4 +382,35 @@ func hasAttr(n *html.Node, key string) bool {
 		}
 	}
 	return false
+}
+
+// isMain reports whether n holds the page's main content: <main> or an
+// element with role=main.
+func isMain(n *html.Node) bool {
+	return n.Namespace == "" && (n.DataAtom == atom.Main || strings.EqualFold(strings.TrimSpace(attr(n, "role")), "main"))
+}
+
+// addLead adds one visible text node to the start of the body's text and,
+// inMain, of the main element's, each kept to about maxLead bytes.
+func (x *extractor) addLead(s string, inMain bool) {
+	if x.lead.Len() >= maxLead && (!inMain || x.mainLead.Len() >= maxLead) {
+		if inMain {
+			x.mainWords.add(s)
+		}
+		return
+	}
+	s = collapse(s)
+	add := func(b *strings.Builder) {
+		if b.Len() >= maxLead || s == "" {
+			return
+		}
+		t, _ := clip(s, maxLead-b.Len())
+		b.WriteString(t)
+		b.WriteByte(' ')
+	}
+	add(&x.lead)
+	if inMain {
+		add(&x.mainLead)
+		x.mainWords.add(s)
+	}
 }

@@ -18,6 +18,8 @@ type wordCounter struct {
 	// full is set when keys reached maxWordKeys; words not yet seen are then
 	// counted in total but not kept for the share.
 	full bool
+	// countOnly: count words without keeping their hashes.
+	countOnly bool
 }
 
 const (
@@ -95,6 +97,9 @@ func (w *wordCounter) token(t string) {
 		return
 	}
 	w.total++
+	if w.countOnly {
+		return
+	}
 	h := hashLower(t[lo:hi])
 	if w.keys == nil {
 		w.keys = make(map[uint64]uint32)
