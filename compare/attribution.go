@@ -116,6 +116,10 @@ func (d *differ) writeCause(i int) *Cause {
 	rd := rs.Render
 	blocked := blockedScripts(rd)
 	if i < 0 || i >= len(rd.Writes) {
+		if c := lastDocumentRedirect(rd); c != nil {
+			// The browser left the page: the field is the next page's.
+			return c
+		}
 		if rd.WritesTampered {
 			// The page replaced what the recorder wraps: some script
 			// wrote the field, which one is unknown.
@@ -302,4 +306,16 @@ func jsonLDWith(p *Page, typ string) int {
 		}
 	}
 	return -1
+}
+
+// lastDocumentRedirect is the cause of the last navigation a script or a
+// meta refresh made to another document, nil when there was none.
+func lastDocumentRedirect(rd *RenderDetails) *Cause {
+	for i := len(rd.ClientRedirects) - 1; i >= 0; i-- {
+		r := rd.ClientRedirects[i]
+		if r.Mechanism == RedirectScript || r.Mechanism == RedirectMetaRefresh {
+			return &Cause{Kind: CauseRedirect, Mechanism: r.Mechanism, Target: r.To, PageTimeMS: pageTimeMS(r.PageTime)}
+		}
+	}
+	return nil
 }
