@@ -231,7 +231,22 @@ func (p *printer) findings(r *Report) {
 		}
 		p.para("  "+fit(strings.ToUpper(string(f.Severity)), 9), head)
 		p.para("           ", f.Message+" ["+f.Code+"]")
+		if f.Cause != nil {
+			p.para("             ", causeText(f.Cause, r.URL))
+		}
 	}
+}
+
+// scriptWidth is how many characters of a script URL a cause line shows.
+const scriptWidth = 50
+
+// causeText says a finding's cause for the terminal: every string from
+// the page escaped (cleanText), script URLs shortened in the middle.
+func causeText(c *compare.Cause, pageURL string) string {
+	return compare.CauseWords(c, compare.CauseShow{
+		Script: func(u string) string { return cleanText(compare.ScriptLabel(u, pageURL, scriptWidth)) },
+		Text:   cleanText,
+	})
 }
 
 // crawlers prints report.crawlers as one table, a row per crawler.
