@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
@@ -410,18 +409,5 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// lowerFirst lower-cases the first letter of s unless it starts an
-// acronym ("HTTP status") or a name of two capitalised words ("Open Graph
-// tags").
-func lowerFirst(s string) string {
-	r := []rune(s)
-	words := strings.Fields(s)
-	if len(r) == 0 || strings.IndexFunc(words[0][1:], unicode.IsUpper) >= 0 {
-		return s
-	}
-	if len(words) > 1 && unicode.IsUpper([]rune(words[1])[0]) {
-		return s
-	}
-	r[0] = unicode.ToLower(r[0])
-	return string(r)
-}
+// lowerFirst is compare.LowerFirst.
+func lowerFirst(s string) string { return compare.LowerFirst(s) }
