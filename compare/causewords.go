@@ -208,14 +208,14 @@ func MiddleCut(s string, width int) string {
 		return s
 	}
 	r := []rune(s)
-	tail := r[len(r)-width/2:]
+	tail, whole := r[len(r)-width/2:], false
 	if i := strings.LastIndexByte(s, '/'); i > 0 {
 		if t := []rune(s[i:]); len(t) < width-4 {
-			tail = t
+			tail, whole = t, true
 		}
 	}
 	head := r[:width-1-len(tail)]
-	if i := strings.LastIndexByte(string(head), '/'); i > 0 {
+	if i := strings.LastIndexByte(string(head), '/'); i > 0 && whole {
 		head = []rune(string(head)[:i+1])
 	}
 	return string(head) + "…" + string(tail)
