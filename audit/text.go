@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
@@ -231,7 +230,22 @@ func (p *printer) findings(r *Report) {
 		}
 		p.para("  "+fit(strings.ToUpper(string(f.Severity)), 9), head)
 		p.para("           ", f.Message+" ["+f.Code+"]")
+		if f.Cause != nil {
+			p.para("             ", causeText(f.Cause, r.URL))
+		}
 	}
+}
+
+// scriptWidth is how many characters of a script URL a cause line shows.
+const scriptWidth = 50
+
+// causeText says a finding's cause for the terminal: every string from
+// the page escaped (cleanText), script URLs shortened in the middle.
+func causeText(c *compare.Cause, pageURL string) string {
+	return compare.CauseWords(c, compare.CauseShow{
+		Script: func(u string) string { return cleanText(compare.ScriptLabel(u, pageURL, scriptWidth)) },
+		Text:   cleanText,
+	})
 }
 
 // crawlers prints report.crawlers as one table, a row per crawler.
@@ -395,18 +409,5 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// lowerFirst lower-cases the first letter of s unless it starts an
-// acronym ("HTTP status") or a name of two capitalised words ("Open Graph
-// tags").
-func lowerFirst(s string) string {
-	r := []rune(s)
-	words := strings.Fields(s)
-	if len(r) == 0 || strings.IndexFunc(words[0][1:], unicode.IsUpper) >= 0 {
-		return s
-	}
-	if len(words) > 1 && unicode.IsUpper([]rune(words[1])[0]) {
-		return s
-	}
-	r[0] = unicode.ToLower(r[0])
-	return string(r)
-}
+// lowerFirst is compare.LowerFirst.
+func lowerFirst(s string) string { return compare.LowerFirst(s) }

@@ -2,6 +2,9 @@ package audit
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,5 +148,114 @@ func TestLowerFirst(t *testing.T) {
 		if got := lowerFirst(in); got != want {
 			t.Errorf("lowerFirst(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestTextCauseLine: a finding with a cause is followed by one line
+// "caused by …" in words, indented under it; script URLs are shortened in
+// the middle and page-controlled strings are escaped for the terminal.
+func TestTextCauseLine(t *testing.T) {
+	t.Parallel()
+	ms := func(n int64) *int64 { return &n }
+	long := "http://cdn.example/" + strings.Repeat("assets/", 12) + "bundle.3f9c1d2e.js"
+	cases := []struct {
+		name  string
+		cause compare.Cause
+		want  string
+	}{
+		{"script", compare.Cause{Kind: compare.CauseScript, ScriptURL: "http://shop.example/app.js", Line: 12, Column: 5, PageTimeMS: ms(340), EarlierWriters: 2},
+			"caused by /app.js line 12, column 5, at 340 ms of page time (2 earlier scripts also wrote it)"},
+		{"script of another host", compare.Cause{Kind: compare.CauseScript, ScriptURL: "https://tags.example/gtm.js?id=X", Line: 1, Column: 900, EarlierWriters: 1},
+			"caused by tags.example/gtm.js line 1, column 900 (1 earlier script also wrote it)"},
+		{"inline script", compare.Cause{Kind: compare.CauseScript, ScriptURL: "http://shop.example/", Inline: true, Line: 14},
+			"caused by an inline script in the page, line 14"},
+		{"unknown script", compare.Cause{Kind: compare.CauseScript},
+			"caused by a script that could not be identified"},
+		{"request", compare.Cause{Kind: compare.CauseRequest, ScriptURL: "http://shop.example/app.js", RequestPath: "/api/products"},
+			"caused by /api/products, fetched by /app.js"},
+		{"parser", compare.Cause{Kind: compare.CauseParser, Element: "iframe", SourceLine: 48},
+			"caused by an <iframe> on line 48 of the server HTML"},
+		{"soft 404", compare.Cause{Kind: compare.CauseSoft404, Mechanism: "render"},
+			"the page says it was not found (rendered page)"},
+		{"meta refresh", compare.Cause{Kind: compare.CauseRedirect, Mechanism: "meta_refresh", Target: "http://shop.example/new", PageTimeMS: ms(1200)},
+			"caused by a meta refresh to http://shop.example/new after 1.2 s"},
+		{"blocked scripts", compare.Cause{Kind: compare.CauseScript, ScriptURL: "http://shop.example/app.js", Line: 3, BlockedScripts: 2},
+			"caused by /app.js line 3; 2 blocked scripts might also have changed it"},
+		{"long script URL", compare.Cause{Kind: compare.CauseScript, ScriptURL: long, Line: 1},
+			"caused by cdn.example/assets/assets/…/bundle.3f9c1d2e.js line 1"},
+		{"hostile script URL", compare.Cause{Kind: compare.CauseScript, ScriptURL: "http://shop.example/\x1b]0;owned\x07x.js\nFINDINGS", Line: 2},
+			`caused by http://shop.example/\x1b]0;owned\x07x.js\nFINDINGS line 2`},
+		{"hostile request path", compare.Cause{Kind: compare.CauseRequest, RequestPath: "/api\r\x1b[2Jp", ScriptURL: "http://shop.example/a.js"},
+			`caused by /api\r\x1b[2Jp, fetched by /a.js`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := &Report{Schema: Schema, ID: "AAAAAAAAAAAAAAAAAAAAAAAAAA", Status: StatusComplete, Trigger: TriggerCLI, URL: "http://shop.example/",
+				Verdict: &compare.Conclusion{Severity: compare.SeverityCritical, Critical: 1, Summary: "The title differs."}}
+			r.fillEmpty()
+			c := tc.cause
+			r.Findings = []compare.Finding{{Code: "title.render_only", Severity: compare.SeverityCritical, Lane: compare.LaneRender,
+				Message: "The title is set by JavaScript.", Cause: &c}, {Code: "canonical.relative", Severity: compare.SeverityInfo, Message: "Relative."}}
+			var out bytes.Buffer
+			if err := WriteText(&out, r); err != nil {
+				t.Fatal(err)
+			}
+			text := out.String()
+			lines := strings.Split(text, "\n")
+			i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "[title.render_only]") })
+			if i < 0 || i+1 >= len(lines) {
+				t.Fatalf("no finding line:\n%s", text)
+			}
+			var got []string
+			for _, l := range lines[i+1:] {
+				if !strings.HasPrefix(l, "           ") || strings.Contains(l, "Relative") {
+					break
+				}
+				got = append(got, strings.TrimSpace(l))
+			}
+			if s := strings.Join(got, " "); s != tc.want {
+				t.Errorf("under the finding:\n  got  %q\n  want %q\n%s", s, tc.want, text)
+			}
+			if strings.ContainsAny(text, "\x1b\x07\r") {
+				t.Errorf("the text report carries a raw control character: %q", text)
+			}
+			for n, l := range lines {
+				if cells(l) > textWidth {
+					t.Errorf("line %d is %d cells wide: %q", n+1, cells(l), l)
+				}
+			}
+		})
+	}
+}
+
+// TestTextGolden prints the golden report whose findings carry causes and
+// compares it with testdata/text; -update rewrites it.
+func TestTextGolden(t *testing.T) {
+	b := goldenReports(t)["causes.json"]
+	r, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteText(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "text", "causes.txt")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./audit -run TestTextGolden -update to create it)", err)
+	}
+	if got := out.String(); got != string(want) {
+		t.Errorf("the text report differs from %s (run go test ./audit -run TestTextGolden -update and review the diff):\n%s", path, firstDiff(string(want), got))
 	}
 }

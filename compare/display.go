@@ -88,14 +88,21 @@ var codeSubjects = map[string]string{
 	"canonical": "Canonical URL", "links": "Links", "hreflang": "hreflang",
 }
 
+// CodeSubject names what a finding code is about, capitalised: "Title",
+// "Text", "Canonical URL".
+func CodeSubject(code string) string {
+	subject, _, _ := strings.Cut(code, ".")
+	if s, ok := codeSubjects[subject]; ok {
+		return s
+	}
+	return FieldLabel(subject)
+}
+
 // CodeTitle names a finding code in a few words for a heading
 // ("Title: only after JavaScript").
 func CodeTitle(code string) string {
-	subject, rest, _ := strings.Cut(code, ".")
-	s, ok := codeSubjects[subject]
-	if !ok {
-		s = FieldLabel(subject)
-	}
+	_, rest, _ := strings.Cut(code, ".")
+	s := CodeSubject(code)
 	w, ok := codeWords[rest]
 	if !ok {
 		w = strings.ReplaceAll(rest, "_", " ")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // The report's numbers are written by these three functions only, so the
@@ -113,3 +114,19 @@ func Sentence(s string) string {
 
 // Capitalise writes s with its first letter upper case.
 func Capitalise(s string) string { return capitalise(s) }
+
+// LowerFirst lower-cases the first letter of s, for a label inside a
+// sentence, unless it starts an acronym ("HTTP status") or a name of two
+// capitalised words ("Open Graph tags").
+func LowerFirst(s string) string {
+	r := []rune(s)
+	words := strings.Fields(s)
+	if len(r) == 0 || strings.IndexFunc(words[0][1:], unicode.IsUpper) >= 0 {
+		return s
+	}
+	if len(words) > 1 && unicode.IsUpper([]rune(words[1])[0]) {
+		return s
+	}
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
+}

@@ -31,6 +31,29 @@ type FindingKey struct {
 	Lane     string `json:"lane,omitempty"`
 }
 
+// CauseKey is what change tracking keeps of a finding's cause: who made
+// the difference, not where in the script or when, so a cause that only
+// moved is the same cause. Script is the script as the report shows it
+// (compare.ScriptLabel: the path for the page's own host, without the
+// query), empty for an inline script.
+type CauseKey struct {
+	Code      string `json:"code"`
+	Lane      string `json:"lane,omitempty"`
+	Kind      string `json:"kind"`
+	Script    string `json:"script,omitempty"`
+	Inline    bool   `json:"inline,omitempty"`
+	Request   string `json:"request,omitempty"`
+	Element   string `json:"element,omitempty"`
+	Mechanism string `json:"mechanism,omitempty"`
+	Target    string `json:"target,omitempty"`
+}
+
+// CauseChange is a finding of both re-audits whose cause changed.
+type CauseChange struct {
+	Before CauseKey `json:"before"`
+	After  CauseKey `json:"after"`
+}
+
 // Summary is what a history entry keeps of its report, to be compared
 // with the next one: derived values only.
 type Summary struct {
@@ -40,6 +63,9 @@ type Summary struct {
 	Plain     LaneSummary  `json:"plain"`
 	Render    LaneSummary  `json:"render"`
 	Findings  []FindingKey `json:"findings"`
+	// Causes are the causes of the findings that have one, a finding's
+	// code and lane once; absent in entries older than causes.
+	Causes []CauseKey `json:"causes,omitempty"`
 	// Cached marks a run answered from the result cache (a member's run
 	// now while a fresh result was cached), CacheAgeS the result's age.
 	Cached    bool  `json:"cached,omitempty"`
@@ -62,6 +88,9 @@ type Changes struct {
 	Fields   []FieldChange `json:"fields"`
 	Appeared []FindingKey  `json:"appeared"`
 	Resolved []FindingKey  `json:"resolved"`
+	// Causes are the findings of both re-audits whose cause changed; a
+	// cause the previous re-audit did not record is not a change.
+	Causes []CauseChange `json:"causes,omitempty"`
 	// StatusBefore is set when the status changed.
 	StatusBefore    string   `json:"status_before,omitempty"`
 	TextShareBefore *float64 `json:"text_share_before,omitempty"`
@@ -86,8 +115,38 @@ func Summarize(r *audit.Report) Summary {
 		if !slices.Contains(s.Findings, k) {
 			s.Findings = append(s.Findings, k)
 		}
+		if f.Cause != nil && findCause(s.Causes, k.Code, k.Lane) < 0 {
+			s.Causes = append(s.Causes, causeKey(f, r.URL))
+		}
 	}
 	return s
+}
+
+// causeKey keeps what names the cause of f, a finding of the page at pageURL.
+func causeKey(f compare.Finding, pageURL string) CauseKey {
+	c := f.Cause
+	k := CauseKey{Code: f.Code, Lane: string(f.Lane), Kind: string(c.Kind), Inline: c.Inline,
+		Request: c.RequestPath, Element: c.Element, Mechanism: c.Mechanism, Target: c.Target}
+	if c.ScriptURL != "" && !c.Inline {
+		k.Script = compare.ScriptLabel(c.ScriptURL, pageURL, math.MaxInt)
+	}
+	return k
+}
+
+// findCause is the index of the cause of code and lane in ks, or -1.
+func findCause(ks []CauseKey, code, lane string) int {
+	return slices.IndexFunc(ks, func(k CauseKey) bool { return k.Code == code && k.Lane == lane })
+}
+
+// causeChanges lists the findings of both summaries whose cause changed.
+func causeChanges(prev, cur []CauseKey) []CauseChange {
+	var out []CauseChange
+	for _, after := range cur {
+		if i := findCause(prev, after.Code, after.Lane); i >= 0 && prev[i] != after {
+			out = append(out, CauseChange{Before: prev[i], After: after})
+		}
+	}
+	return out
 }
 
 func laneSummary(p *compare.Page) LaneSummary {
@@ -141,6 +200,7 @@ func Compare(prev *Summary, cur Summary) Changes {
 			c.Resolved = append(c.Resolved, f)
 		}
 	}
+	c.Causes = causeChanges(prev.Causes, cur.Causes)
 	c.TextShareBefore, c.LinkShareBefore = prev.TextShare, prev.LinkShare
 	if dropped(prev.TextShare, cur.TextShare) {
 		c.Regression = true

@@ -80,7 +80,44 @@ func changeLog(e records.Entry) []string {
 	for _, f := range c.Resolved {
 		out = append(out, "Resolved: "+findingName(f)+".")
 	}
+	for _, cc := range c.Causes {
+		out = append(out, causeChange(cc))
+	}
 	return out
+}
+
+// causeChange says that a finding's cause changed, naming the new cause
+// and the old: "The title is now set by /js/new.js (was /js/app.js)." The
+// script is as change tracking kept it (schedule.CauseKey); html/template
+// escapes what came from the page.
+func causeChange(cc schedule.CauseChange) string {
+	subject := "The " + compare.LowerFirst(compare.CodeSubject(cc.After.Code))
+	after, before := causePhrase(cc.After), causePhrase(cc.Before)
+	was := before.verb + " " + before.agent
+	if before.verb == after.verb {
+		was = before.agent
+	}
+	return fmt.Sprintf("%s is now %s %s (was %s).", subject, after.verb, after.agent, was)
+}
+
+// phrase is a cause in a change sentence: how ("set by") and who.
+type phrase struct{ verb, agent string }
+
+// causePhrase names a kept cause in words (compare.CauseAgent).
+func causePhrase(k schedule.CauseKey) phrase {
+	c := &compare.Cause{Kind: compare.CauseKind(k.Kind), ScriptURL: k.Script, Inline: k.Inline, RequestPath: k.Request,
+		Element: k.Element, Mechanism: k.Mechanism, Target: k.Target}
+	same := func(s string) string { return s }
+	agent := compare.CauseAgent(c, compare.CauseShow{Script: same, Text: same})
+	switch c.Kind {
+	case compare.CauseScript:
+		return phrase{"set by", agent}
+	case compare.CauseRequest:
+		return phrase{"filled from", agent}
+	case compare.CauseParser:
+		return phrase{"pushed out of the head by", agent}
+	}
+	return phrase{"caused by", agent}
 }
 
 // shareChange says a share that moved by at least a point.

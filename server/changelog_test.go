@@ -3,10 +3,13 @@ package server
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"lekta.dev/lekta/audit"
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/schedule"
 )
@@ -80,5 +83,74 @@ func TestChangeLogInWords(t *testing.T) {
 		if strings.Contains(text, bad) {
 			t.Errorf("the history shows %q:\n%s", bad, text)
 		}
+	}
+}
+
+// TestChangeLogCauses: a finding found in both re-audits whose cause
+// changed (another script, another request, another kind of cause) is
+// noted in words; a cause that only moved (line, column, page time, the
+// query of the script URL) or that the previous run did not record is not.
+func TestChangeLogCauses(t *testing.T) {
+	t.Parallel()
+	ms := func(n int64) *int64 { return &n }
+	script := func(u string, line int) *compare.Cause {
+		return &compare.Cause{Kind: compare.CauseScript, ScriptURL: u, Line: line, Column: 4, PageTimeMS: ms(int64(100 * line))}
+	}
+	request := func(path string) *compare.Cause {
+		return &compare.Cause{Kind: compare.CauseRequest, ScriptURL: "https://shop.example/js/app.js", RequestPath: path}
+	}
+	report := func(title, content *compare.Cause) *audit.Report {
+		r := &audit.Report{Status: audit.StatusComplete, URL: "https://shop.example/p"}
+		r.Findings = []compare.Finding{
+			{Code: "title.render_only", Severity: compare.SeverityCritical, Lane: compare.LaneRender, Cause: title},
+			{Code: "content.render_only", Severity: compare.SeverityWarning, Lane: compare.LaneRender, Cause: content},
+		}
+		return r
+	}
+	cases := []struct {
+		name      string
+		prev, cur *audit.Report
+		want      []string
+	}{
+		{"another script", report(script("https://shop.example/js/app.js", 3), nil), report(script("https://shop.example/js/new.js", 3), nil),
+			[]string{"The title is now set by /js/new.js (was /js/app.js)."}},
+		{"a script of another host", report(script("https://shop.example/js/app.js", 3), nil), report(script("https://tags.example/gtm.js", 1), nil),
+			[]string{"The title is now set by tags.example/gtm.js (was /js/app.js)."}},
+		{"an inline script", report(script("https://shop.example/js/app.js", 3), nil),
+			report(&compare.Cause{Kind: compare.CauseScript, ScriptURL: "https://shop.example/p", Inline: true, Line: 9}, nil),
+			[]string{"The title is now set by an inline script in the page (was /js/app.js)."}},
+		{"another request", report(nil, request("/api/products")), report(nil, request("/api/v2/products")),
+			[]string{"The text is now filled from /api/v2/products (was /api/products)."}},
+		{"another kind", report(nil, script("https://shop.example/js/app.js", 2)), report(nil, request("/api/products")),
+			[]string{"The text is now filled from /api/products (was set by /js/app.js)."}},
+		{"same script, other line and time", report(script("https://shop.example/js/app.js", 3), nil), report(script("https://shop.example/js/app.js", 7), nil), nil},
+		{"same script, other query", report(script("https://shop.example/js/app.js?v=1", 3), nil), report(script("https://shop.example/js/app.js?v=2", 3), nil), nil},
+		{"no cause before", report(nil, nil), report(script("https://shop.example/js/new.js", 3), nil), nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			prev := schedule.Summarize(tc.prev)
+			c := schedule.Compare(&prev, schedule.Summarize(tc.cur))
+			cj, err := json.Marshal(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := changeLog(records.Entry{Status: "complete", Changes: cj})
+			var causes []string
+			for _, l := range got {
+				if strings.Contains(l, " now ") {
+					causes = append(causes, l)
+				}
+			}
+			if !slices.Equal(causes, tc.want) {
+				t.Errorf("the change log says %q, want %q (all of it: %q)", causes, tc.want, got)
+			}
+			for _, l := range got {
+				if bad := internalNames(l); len(bad) > 0 {
+					t.Errorf("the change log shows %q: %q", bad, l)
+				}
+			}
+		})
 	}
 }

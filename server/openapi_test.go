@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"lekta.dev/lekta/internal/apischema"
+	"lekta.dev/lekta/schedule"
 )
 
 // spec is the embedded OpenAPI document, decoded generically.
@@ -268,5 +269,38 @@ func TestAPIPageListsEveryOperation(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("the OpenAPI document has no operations")
+	}
+}
+
+// TestOpenAPIChangesCauses: a re-audit's changes with a finding whose
+// cause changed match the Changes schema, and a kept cause with a field
+// the document does not describe is refused.
+func TestOpenAPIChangesCauses(t *testing.T) {
+	t.Parallel()
+	doc := loadDoc(t)
+	prev := schedule.Summary{Status: "complete", Findings: []schedule.FindingKey{}, Causes: []schedule.CauseKey{
+		{Code: "title.render_only", Lane: "render", Kind: "script", Script: "/js/app.js"},
+		{Code: "canonical.in_body", Lane: "plain", Kind: "parser", Element: "img"}}}
+	cur := schedule.Summary{Status: "complete", Findings: []schedule.FindingKey{}, Causes: []schedule.CauseKey{
+		{Code: "title.render_only", Lane: "render", Kind: "request", Script: "tags.example/gtm.js", Request: "/api/title"},
+		{Code: "canonical.in_body", Lane: "plain", Kind: "parser", Element: "iframe"}}}
+	c := schedule.Compare(&prev, cur)
+	if len(c.Causes) != 2 {
+		t.Fatalf("%d cause changes, want 2: %+v", len(c.Causes), c.Causes)
+	}
+	good, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const changes = "/components/schemas/Changes"
+	if err := doc.Validate(t, changes, good); err != nil {
+		t.Fatalf("changes with cause changes do not match openapi.json: %v", err)
+	}
+	var m map[string]any
+	json.Unmarshal(good, &m)
+	obj(m["causes"].([]any)[0])["before"].(map[string]any)["stack"] = "at f"
+	bad, _ := json.Marshal(m)
+	if err := doc.Validate(t, changes, bad); err == nil {
+		t.Error("the Changes schema accepts a kept cause with an undocumented field")
 	}
 }

@@ -127,6 +127,30 @@ type findingView struct {
 	// only what it does not already say (compare.Explain).
 	Title       string
 	Explanation string
+	// CauseLine says the finding's cause in words (compare.CauseWords),
+	// CauseURL the full URL of the script its shortened path stands for.
+	CauseLine string
+	CauseURL  string
+}
+
+// scriptWidth is how many characters of a script URL a cause line shows;
+// CauseURL has all of it.
+const scriptWidth = 32
+
+// withCause adds a finding's cause line. html/template escapes what comes
+// from the page, so the strings go in as they are, script URLs shortened.
+func (fv *findingView) withCause(pageURL string) {
+	c := fv.Finding.Cause
+	if c == nil {
+		return
+	}
+	fv.CauseLine = compare.Capitalise(compare.CauseWords(c, compare.CauseShow{
+		Script: func(u string) string { return compare.ScriptLabel(u, pageURL, scriptWidth) },
+		Text:   func(s string) string { return s },
+	}))
+	if c.ScriptURL != "" && !c.Inline {
+		fv.CauseURL = c.ScriptURL
+	}
 }
 
 // laneRow is one row of the lane details table.
@@ -170,7 +194,7 @@ func newReportView(r *audit.Report) reportView {
 	for _, d := range r.Diff {
 		v.Rows = append(v.Rows, newDiffRow(d))
 	}
-	v.Groups = groupFindings(r.Findings)
+	v.Groups = groupFindings(r.Findings, r.URL)
 	v.Lanes = laneRows(r)
 	v.Redirects = [2][]compare.Redirect{r.Lanes.Plain.Redirects, r.Lanes.Render.Redirects}
 	for _, reason := range slices.Sorted(maps.Keys(r.Lanes.Render.BlockedRequests)) {
@@ -251,7 +275,7 @@ func newCell(v any) cell {
 // severityOrder ranks severities, most serious first.
 var severityOrder = []compare.Severity{compare.SeverityCritical, compare.SeverityWarning, compare.SeverityInfo}
 
-func groupFindings(fs []compare.Finding) []findingGroup {
+func groupFindings(fs []compare.Finding, pageURL string) []findingGroup {
 	var out []findingGroup
 	rank := func(s compare.Severity) int {
 		if i := slices.Index(severityOrder, s); i >= 0 {
@@ -267,6 +291,7 @@ func groupFindings(fs []compare.Finding) []findingGroup {
 			out = append(out, findingGroup{Severity: string(f.Severity)})
 		}
 		fv := findingView{Finding: f, Title: compare.CodeTitle(f.Code), Explanation: compare.Explain(f)}
+		fv.withCause(pageURL)
 		g := &out[len(out)-1]
 		g.Findings = append(g.Findings, fv)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 )
 
@@ -152,5 +153,50 @@ func TestReportPageRobotsNotes(t *testing.T) {
 	if page := rec.Body.String(); !strings.Contains(page, "so this answer covers only the part read: a Disallow in the rest was not seen.") ||
 		strings.Contains(page, "Only Google") {
 		t.Errorf("partial answer: notes wrong in\n%s", page)
+	}
+}
+
+// TestReportPageCauses: a finding with a cause has a short line under it
+// in words, the script's path cut in the middle and its full URL in the
+// title attribute, every string from the page escaped by html/template.
+func TestReportPageCauses(t *testing.T) {
+	t.Parallel()
+	p, err := newPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := audit.Decode(testsite.GoldenReports(t)["causes.json"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := `http://evil.example/"><script>alert(1)</script>.js`
+	r.Findings = append(r.Findings, compare.Finding{Code: "lang.render_only", Severity: compare.SeverityInfo, Lane: compare.LaneRender,
+		Message: "The language is set by JavaScript.", Cause: &compare.Cause{Kind: compare.CauseRequest, ScriptURL: hostile,
+			RequestPath: `/api/<img src=x onerror=alert(2)>`}})
+	rec := httptest.NewRecorder()
+	p.render(rec, nil, http.StatusOK, "report", newReportView(r))
+	page := rec.Body.String()
+	for _, want := range []string{
+		`<p class="message">The title “Blue Stoneware Kettle | Lekta Test Shop” is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.</p>` +
+			`<p class="cause" title="http://shop.example/static/js/vendor/chunks/app.3f9c1d2e.js">Caused by /static/js/…/app.3f9c1d2e.js line 12, column 5, at 340 ms of page time (2 earlier scripts also wrote it); 1 blocked script might also have changed it</p>`,
+		`<p class="cause">Caused by an inline script in the page, line 14, at 120 ms of page time</p>`,
+		`<p class="cause" title="http://shop.example/static/app.js">Caused by /api/products, fetched by /static/app.js (80% of it came from this request)</p>`,
+		`<p class="cause">Caused by an &lt;iframe&gt; on line 48 of the server HTML</p>`,
+		`<p class="cause">The page says it was not found (rendered page)</p>`,
+		`<p class="cause">Caused by a meta refresh to http://shop.example/kettles/blue after 1.2 s</p>`,
+		`title="http://evil.example/&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;.js"`,
+		`Caused by /api/&lt;img src=x onerror=alert(2)&gt;, fetched by evil.example/`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report page lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"<script>alert", "<img src=x"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the report page carries %q unescaped", bad)
+		}
+	}
+	if n := strings.Count(page, `<p class="cause"`); n != 7 {
+		t.Errorf("%d cause lines, want 7 (one per finding with a cause)", n)
 	}
 }
