@@ -71,6 +71,50 @@ func TestAuditCauses(t *testing.T) {
 	}
 }
 
+// TestAuditCausesOfPages: the causes that are no script's write — a
+// redirect only a browser follows, a head the parser ended early, the
+// app's not-found route — named from the report.
+func TestAuditCausesOfPages(t *testing.T) {
+	e := mustEnv(t, nil)
+	const site = "http://shop.example/causes/"
+	cases := []struct {
+		page, code string
+		want       compare.Cause // the fields compared: kind, mechanism, target, element, source line
+		atLeastMS  int64         // the page time is at least this
+	}{
+		{"script-redirect.html", compare.CodeRenderRedirectScript,
+			compare.Cause{Kind: compare.CauseRedirect, Mechanism: compare.RedirectScript, Target: site + "landing.html"}, 300},
+		{"meta-refresh.html", compare.CodeRenderRedirectMetaRefresh,
+			compare.Cause{Kind: compare.CauseRedirect, Mechanism: compare.RedirectMetaRefresh, Target: site + "landing.html"}, 1000},
+		{"history-path.html", compare.CodeRenderHistoryPath,
+			compare.Cause{Kind: compare.CauseRedirect, Mechanism: compare.RedirectHistory, Target: "http://shop.example/catalogue/spring"}, 0},
+		{"head-iframe.html", compare.CodeHeadEndedEarly,
+			compare.Cause{Kind: compare.CauseParser, Element: "iframe", SourceLine: 6}, -1},
+		{"head-iframe.html", compare.CodeCanonicalInBody,
+			compare.Cause{Kind: compare.CauseParser, Element: "iframe", SourceLine: 6}, -1},
+		{"app-missing.html", compare.CodeSoft404RenderOnly,
+			compare.Cause{Kind: compare.CauseSoft404, Mechanism: "render", Element: "title"}, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.page+"/"+c.code, func(t *testing.T) {
+			r := e.audit(t, site+c.page, TriggerCLI)
+			f := findingOf(r, c.code)
+			if f == nil {
+				t.Fatalf("no finding %s; got %s", c.code, codesOf(r))
+			}
+			got, _ := json.Marshal(f.Cause)
+			cs := f.Cause
+			if cs == nil || cs.Kind != c.want.Kind || cs.Mechanism != c.want.Mechanism || cs.Target != c.want.Target ||
+				cs.Element != c.want.Element || cs.SourceLine != c.want.SourceLine {
+				t.Fatalf("cause %s, want %+v", got, c.want)
+			}
+			if c.atLeastMS >= 0 && (cs.PageTimeMS == nil || *cs.PageTimeMS < c.atLeastMS || *cs.PageTimeMS > c.atLeastMS+1000) {
+				t.Errorf("cause %s: page time, want %d ms or a little more", got, c.atLeastMS)
+			}
+		})
+	}
+}
+
 // TestAuditCausesHostile: a page that fights the recorder and one that
 // inserts ten thousand elements render, and what the report says of them
 // is unknown or right, never the page's own words unescaped.

@@ -133,8 +133,12 @@ func parserWords(c *Cause, show CauseShow) string {
 // elementName is "an <iframe>", "a <div>", or "a tag" when unknown.
 func elementName(element string, show CauseShow) string {
 	e := strings.Trim(strings.TrimSpace(element), "<>/")
-	if e == "" {
+	switch e {
+	case "":
 		return "a tag"
+	case "text":
+		// The parser cause's name for stray characters in the head.
+		return "stray text"
 	}
 	article := "a"
 	if strings.ContainsRune("aeiouAEIOU", []rune(e)[0]) {

@@ -103,10 +103,30 @@ type audit struct {
 }
 
 // pageClock is page time granted so far, shared with the event goroutine.
-type pageClock struct{ ns atomic.Int64 }
+type pageClock struct {
+	ns atomic.Int64
+	// refresh is the page time at which the current document's refresh
+	// is due (its load plus its delay), 0 when none is known.
+	refresh atomic.Int64
+}
 
 func (c *pageClock) set(d time.Duration) { c.ns.Store(int64(d)) }
 func (c *pageClock) at() time.Duration   { return time.Duration(c.ns.Load()) }
+
+// seen notes what a page-state reading says of the refresh to come.
+func (c *pageClock) seen(st pageState) {
+	if st.Refresh >= 0 && st.Load > 0 {
+		c.refresh.Store(int64((st.Load + st.Refresh) * float64(time.Millisecond)))
+	}
+}
+
+// refreshAt is when the document's refresh was due, else at().
+func (c *pageClock) refreshAt() time.Duration {
+	if r := c.refresh.Load(); r > 0 {
+		return time.Duration(r)
+	}
+	return c.at()
+}
 
 func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start time.Time) *audit {
 	a := &audit{

@@ -120,3 +120,52 @@ func treeCPU(root int) time.Duration {
 	}
 	return time.Duration(total) * time.Second / tick
 }
+
+// BenchmarkCauses is the write recorder's cost: warm renders of a static
+// page and of a framework-like page that fetches its content, with the
+// recorder and without it (a second browser with NoCauses), interleaved
+// render by render. It reports the median wall time of each and the
+// ratios on/off.
+func BenchmarkCauses(b *testing.B) {
+	on, s := mustBrowser(b)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	opts := testOptions(s)
+	opts.NoCauses = true
+	off, err := Start(ctx, opts)
+	cancel()
+	requireBrowser(b, err)
+	defer off.Close()
+	pages := []struct{ name, url, want string }{
+		{"static", "http://bench.example/p/small.html", "rendered by script"},
+		{"framework", "http://bench.example/causes/products.html", "Pruning saw"},
+	}
+	render := func(br *Browser, url, want string) time.Duration {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		snap, err := br.Render(ctx, Request{URL: url})
+		cancel()
+		if err != nil || !bytes.Contains(snap.Body, []byte(want)) {
+			b.Fatalf("render %s: %v", url, err)
+		}
+		return time.Since(start)
+	}
+	walls := map[string][]time.Duration{}
+	for _, p := range pages { // warm up both
+		render(on, p.url, p.want)
+		render(off, p.url, p.want)
+	}
+	for b.Loop() {
+		for _, p := range pages {
+			waitSpare(b, on)
+			walls[p.name+"/on"] = append(walls[p.name+"/on"], render(on, p.url, p.want))
+			waitSpare(b, off)
+			walls[p.name+"/off"] = append(walls[p.name+"/off"], render(off, p.url, p.want))
+		}
+	}
+	for _, p := range pages {
+		mOn, mOff := median(walls[p.name+"/on"]), median(walls[p.name+"/off"])
+		b.ReportMetric(float64(mOn.Microseconds())/1000, p.name+"-on-ms")
+		b.ReportMetric(float64(mOff.Microseconds())/1000, p.name+"-off-ms")
+		b.ReportMetric(float64(mOn)/float64(mOff), p.name+"-on/off")
+	}
+}

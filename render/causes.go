@@ -448,11 +448,12 @@ func (a *audit) clientNavigation(e *page.EventFrameRequestedNavigation) {
 		return
 	}
 	var mech string
+	at := a.clock.at()
 	switch e.Reason {
 	case page.ClientNavigationReasonScriptInitiated:
 		mech = compare.RedirectScript
 	case page.ClientNavigationReasonMetaTagRefresh, page.ClientNavigationReasonHTTPHeaderRefresh:
-		mech = compare.RedirectMetaRefresh
+		mech, at = compare.RedirectMetaRefresh, a.clock.refreshAt()
 	default:
 		return
 	}
@@ -465,6 +466,6 @@ func (a *audit) clientNavigation(e *page.EventFrameRequestedNavigation) {
 		return
 	}
 	a.rec.redirects = append(a.rec.redirects, compare.ClientRedirect{
-		Mechanism: mech, From: a.net.documentURL(), To: pageString(e.URL), PageTime: a.clock.at(),
+		Mechanism: mech, From: a.net.documentURL(), To: pageString(e.URL), PageTime: at,
 	})
 }

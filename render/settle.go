@@ -455,6 +455,7 @@ func (a *audit) pageState(ctx context.Context) (pageState, error) {
 		return pageState{}, fmt.Errorf("read page state: %w", err)
 	}
 	a.refresh.apply(&st)
+	a.clock.seen(st)
 	return st, nil
 }
 

@@ -256,7 +256,7 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(p, "/slow/"):
 		// /slow/MS/PATH answers PATH of the shared test site after MS ms.
 		testsite.Slow(http.FileServer(http.Dir(testsite.Dir()))).ServeHTTP(w, r)
-	case strings.HasPrefix(p, "/delayed/"), strings.HasPrefix(p, "/data/"), strings.HasPrefix(p, "/wrs/"):
+	case strings.HasPrefix(p, "/delayed/"), strings.HasPrefix(p, "/data/"), strings.HasPrefix(p, "/wrs/"), strings.HasPrefix(p, "/causes/"):
 		// The delayed-content and Google-renderer pages of the shared test site.
 		http.ServeFile(w, r, filepath.Join(testsite.Dir(), filepath.FromSlash(path.Clean(p))))
 	case p == "/events":
