@@ -469,3 +469,25 @@ func (a *audit) clientNavigation(e *page.EventFrameRequestedNavigation) {
 		Mechanism: mech, From: a.net.documentURL(), To: pageString(e.URL), PageTime: at,
 	})
 }
+
+// markBytes is how many bytes of html the write mark's attributes take,
+// each a space, the name, an equals sign and the quoted index.
+func markBytes(html, mark string) int64 {
+	if mark == "" {
+		return 0
+	}
+	var n int64
+	for rest := html; ; {
+		i := strings.Index(rest, " "+mark+`="`)
+		if i < 0 {
+			return n
+		}
+		rest = rest[i+len(mark)+3:]
+		j := strings.IndexByte(rest, '"')
+		if j < 0 {
+			return n
+		}
+		n += int64(len(mark) + 4 + j)
+		rest = rest[j+1:]
+	}
+}

@@ -107,6 +107,8 @@ func (a *audit) snapshot(ctx context.Context) (domResult, error) {
 	if d.Bytes < 0 {
 		d.Bytes = int64(len(d.HTML))
 	}
+	// The page's size is reported without the write marks the lane added.
+	d.Bytes = max(d.Bytes-markBytes(d.HTML, a.causes.mark), 0)
 	if len(d.HTML) > a.opts.MaxBodyBytes {
 		d.HTML = cutUTF8(d.HTML, a.opts.MaxBodyBytes)
 		d.Truncated = true
