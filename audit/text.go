@@ -162,7 +162,7 @@ func (p *printer) fields(r *Report) {
 		label := compare.FieldLabel(d.Field)
 		if d.Change == compare.ChangeSame {
 			if len(pi) == 0 && len(ri) == 0 {
-				empty = append(empty, lowerFirst(label))
+				empty = append(empty, compare.LowerFirst(label))
 				continue
 			}
 			p.line("  " + label)
@@ -408,6 +408,3 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
-// lowerFirst is compare.LowerFirst.
-func lowerFirst(s string) string { return compare.LowerFirst(s) }

@@ -145,8 +145,8 @@ func TestLowerFirst(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"Open Graph tags": "Open Graph tags", "HTTP status": "HTTP status",
 		"Robots meta": "robots meta", "Canonical in the Link header": "canonical in the Link header", "X-Robots-Tag header": "X-Robots-Tag header"} {
-		if got := lowerFirst(in); got != want {
-			t.Errorf("lowerFirst(%q) = %q, want %q", in, got, want)
+		if got := compare.LowerFirst(in); got != want {
+			t.Errorf("compare.LowerFirst(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

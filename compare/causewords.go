@@ -163,11 +163,11 @@ func soft404Lane(lane string) string {
 // redirectName says a redirect's mechanism in words.
 func redirectName(mechanism string) string {
 	switch mechanism {
-	case "script":
+	case RedirectScript:
 		return "a script redirect"
-	case "history":
+	case RedirectHistory:
 		return "a script that rewrote the address (history API)"
-	case "meta_refresh":
+	case RedirectMetaRefresh:
 		return "a meta refresh"
 	}
 	return "a redirect in the browser"

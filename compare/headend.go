@@ -75,7 +75,7 @@ func (d *differ) explainInBody(l *findingList, code string, lane Lane) {
 	switch {
 	case h.moved.n[k] > 0:
 		c = h.cause()
-		why = "The cause: " + lowerFirst(h.subject()) + " " + h.ends() + "."
+		why = "The cause: " + LowerFirst(h.subject()) + " " + h.ends() + "."
 	case h.written.n[k] > 0:
 		tag := "meta"
 		if k != headDescription {
@@ -165,12 +165,4 @@ func (c *headTagCounts) phrases() []string {
 		}
 	}
 	return out
-}
-
-// lowerFirst lower-cases the first letter of an ASCII sentence.
-func lowerFirst(s string) string {
-	if s == "" || s[0] < 'A' || s[0] > 'Z' {
-		return s
-	}
-	return string(s[0]+'a'-'A') + s[1:]
 }

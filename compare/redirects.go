@@ -27,11 +27,11 @@ func (d *differ) clientRedirectFindings(l *findingList, rs *Snapshot) {
 		cause := &Cause{Kind: CauseRedirect, Mechanism: c.Mechanism, Target: c.To, PageTimeMS: pageTimeMS(c.PageTime)}
 		when := afterPageTime(c.PageTime)
 		switch c.Mechanism {
-		case "script":
+		case RedirectScript:
 			l.add(CodeRenderRedirectScript, LaneRender, "A script sent the browser to %s %s. Crawlers that do not render (GPTBot, ClaudeBot, PerplexityBot and most other fetchers) never follow a script redirect and stay on this page; Google follows it only when it renders the page. Use a server redirect (301 or 308) instead.", q(c.To), when)
-		case "meta_refresh":
+		case RedirectMetaRefresh:
 			l.add(CodeRenderRedirectMetaRefresh, LaneRender, "A meta refresh sent the browser to %s %s. %s Whether AI crawlers such as GPTBot, ClaudeBot or PerplexityBot follow a meta refresh is not documented by their operators. A server redirect (301 or 308) works for every crawler.", q(c.To), when, d.refreshRule())
-		case "history":
+		case RedirectHistory:
 			l.add(CodeRenderHistoryPath, LaneRender, "A script changed the address to %s with the history API %s, without loading a new document. Crawlers that do not render keep the first URL and its server HTML. If the new address is the page's real one, redirect to it on the server.", q(c.To), when)
 		default:
 			cause.Mechanism = ""
