@@ -2,8 +2,6 @@ package render
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -51,16 +49,15 @@ const Err = W.Error, isArray = Array.isArray, P = W.performance, pnow = P.now;
 const now = () => apply(pnow, P, []);
 const M = Map.prototype, S = Set.prototype;
 const mget = M.get, mset = M.set, mforEach = M.forEach, sadd = S.add, shas = S.has, sforEach = S.forEach;
-const sizeOf = own(S, "size").get;
 const NP = W.Node.prototype, EP = W.Element.prototype, DP = W.Document.prototype;
 const getter = (p, n) => { const d = own(p, n); return d && d.get; };
 const gConnected = getter(NP, "isConnected"), gParent = getter(NP, "parentNode"), gType = getter(NP, "nodeType");
 const gPrev = getter(NP, "previousSibling"), gNext = getter(NP, "nextSibling"), gFirst = getter(NP, "firstChild");
 const gLast = getter(NP, "lastChild"), gLocal = getter(EP, "localName"), gChildren = getter(NP, "childNodes");
-const gCurrent = getter(DP, "currentScript"), gHead = getter(DP, "head"), gDocEl = getter(DP, "documentElement");
-const contains = NP.contains, setAttr = EP.setAttribute, getAttr = EP.getAttribute;
+const gCurrent = getter(DP, "currentScript"), gDocEl = getter(DP, "documentElement");
+const setAttr = EP.setAttribute;
 const call = (f, t, a) => apply(f, t, a || []);
-const URLc = W.URL, gPath = getter(URLc.prototype, "pathname"), gHref = getter(W.Location.prototype, "href") || null;
+const URLc = W.URL, gPath = getter(URLc.prototype, "pathname");
 const DOCURL = String(document.URL).split("#")[0];
 const writes = [], marks = new Map(), fields = new Map(), responses = [], hist = [], ours = [];
 let full = false, busy = false;
@@ -197,22 +194,17 @@ const wrap = (proto, name, before, after, setter) => {
   try { def(proto, name, nd); put(ours, [proto, name, w, !!setter]); } catch (e) {}
 };
 const inserted = (self, args, pre) => [targets(pre), ""];
-const takeArgs = (self, args) => nodesOf(args);
-for (const p of [NP]) {
-  wrap(p, "appendChild", (s, a) => nodesOf([a[0]]), inserted);
-  wrap(p, "insertBefore", (s, a) => nodesOf([a[0]]), inserted);
-  wrap(p, "replaceChild", (s, a) => nodesOf([a[0]]), inserted);
-}
+for (const m of ["appendChild", "insertBefore", "replaceChild"]) wrap(NP, m, (s, a) => nodesOf([a[0]]), inserted);
 const strings = (self, args, pre, parent) => {
   // append("text") and the like: the text lands in parent.
   for (let i = 0; i < args.length; i++) if (typeof args[i] === "string" && parent) { put(pre, parent); break; }
   return pre;
 };
 for (const p of [EP, DP, W.DocumentFragment && W.DocumentFragment.prototype]) {
-  for (const m of ["append", "prepend", "replaceChildren"]) wrap(p, m, (s, a) => strings(s, a, takeArgs(s, a), s), inserted);
+  for (const m of ["append", "prepend", "replaceChildren"]) wrap(p, m, (s, a) => strings(s, a, nodesOf(a), s), inserted);
 }
 for (const p of [EP, W.CharacterData && W.CharacterData.prototype]) {
-  for (const m of ["before", "after", "replaceWith"]) wrap(p, m, (s, a) => strings(s, a, takeArgs(s, a), call(gParent, s)), inserted);
+  for (const m of ["before", "after", "replaceWith"]) wrap(p, m, (s, a) => strings(s, a, nodesOf(a), call(gParent, s)), inserted);
 }
 const html = (self, args, pre) => [targets(between(pre.parent, pre.prev, pre.next)), ""];
 wrap(EP, "innerHTML", (s) => ({parent: s, prev: null, next: null}), html, true);
@@ -367,11 +359,10 @@ func (a *audit) readCauses(ctx context.Context) (causes, error) {
 	if a.opts.NoCauses {
 		return causes{}, nil
 	}
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return causes{}, fmt.Errorf("write mark: %w", err)
+	mark, err := newMark("write")
+	if err != nil {
+		return causes{}, err
 	}
-	mark := "data-lekta-write-" + hex.EncodeToString(b[:])
 	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    fmt.Sprintf("(() => { const f = window[%q]; return typeof f === 'function' ? f(%q) : null; })()", a.t.recorderKey(), mark),
 		ReturnByValue: new(true),

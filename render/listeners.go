@@ -84,7 +84,7 @@ func (a *audit) markListeners(ctx context.Context, world runtime.ExecutionContex
 			continue
 		}
 		if mark == "" {
-			if mark, err = newListenerMark(); err != nil {
+			if mark, err = newMark("listener"); err != nil {
 				return "", err
 			}
 		}
@@ -99,11 +99,12 @@ func (a *audit) markListeners(ctx context.Context, world runtime.ExecutionContex
 	return mark, nil
 }
 
-// newListenerMark is a fresh attribute name a page cannot guess.
-func newListenerMark() (string, error) {
+// newMark is a fresh attribute name of a kind ("listener", "write") a
+// page cannot guess, for the marks the lane sets before the snapshot.
+func newMark(kind string) (string, error) {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("listener mark: %w", err)
+		return "", fmt.Errorf("%s mark: %w", kind, err)
 	}
-	return "data-lekta-listener-" + hex.EncodeToString(b[:]), nil
+	return "data-lekta-" + kind + "-" + hex.EncodeToString(b[:]), nil
 }
