@@ -16,7 +16,8 @@ import (
 // from: the write that marked the field's element or its nearest marked
 // ancestor (RenderDetails.WriteMark).
 type pageWrites struct {
-	title, description, robots, canonical, lang, og, hreflang int
+	// head is the write of each head field.
+	head [headFields]int
 	// h1, headings and jsonld run parallel to Page.H1, Page.Headings and
 	// Page.JSONLD.
 	h1, headings, jsonld []int
@@ -29,11 +30,27 @@ type pageWrites struct {
 // maxAttributedWrites bounds the writes words and links are kept for.
 const maxAttributedWrites = 2000
 
+// headField names a field of the head whose write pageWrites keeps.
+type headField int
+
+// The head fields, indexes of pageWrites.head.
+const (
+	fieldTitle headField = iota
+	fieldDescription
+	fieldRobots
+	fieldCanonical
+	fieldLang
+	fieldOpenGraph
+	fieldHreflang
+	headFields
+)
+
 func newPageWrites() *pageWrites {
-	return &pageWrites{
-		title: -1, description: -1, robots: -1, canonical: -1, lang: -1, og: -1, hreflang: -1,
-		words: map[int]*wordCounter{}, links: map[int]map[uint64]struct{}{},
+	w := &pageWrites{words: map[int]*wordCounter{}, links: map[int]map[uint64]struct{}{}}
+	for f := range w.head {
+		w.head[f] = -1
 	}
+	return w
 }
 
 // writeOf is the write that marked n itself, -1 when none did.
@@ -63,13 +80,6 @@ func (x *extractor) writeAbove(n *html.Node) int {
 		}
 	}
 	return -1
-}
-
-// firstWrite keeps the first write a field is found with.
-func firstWrite(dst *int, i int) {
-	if *dst < 0 {
-		*dst = i
-	}
 }
 
 // wordsOf is the word counter of write i, nil past the cap.
@@ -164,17 +174,6 @@ func blockedScripts(rd *RenderDetails) int {
 		}
 	}
 	return n
-}
-
-// fieldCause sets the cause of the finding add made, when it made one
-// and it is not about something scripts removed (plainOnly: removals are
-// not recorded).
-func (d *differ) fieldCause(l *findingList, i int, plainOnly string, add func()) {
-	n := len(*l)
-	add()
-	if len(*l) > n && (*l)[len(*l)-1].Code != plainOnly {
-		l.cause(d.writeCause(i))
-	}
 }
 
 // writes is the rendered page's field writes, or empty ones.
@@ -278,24 +277,13 @@ func (d *differ) linkCause() *Cause {
 	}, ids)
 }
 
-// writeField is the extractor's field writes, or a scratch set when the
-// page has none, so callers need not check.
-func (x *extractor) writeField() *pageWrites {
-	if x.writes == nil {
-		return &scratchWrites
-	}
-	return x.writes
-}
-
-// scratchWrites takes the notes of pages without marks; never read.
-var scratchWrites pageWrites
-
-// noteWrite keeps, for a field, the write that marked n or an ancestor.
-func (x *extractor) noteWrite(dst *int, n *html.Node) {
-	if x.writes == nil {
+// noteWrite keeps, for a head field, the write that marked n or an
+// ancestor, unless an earlier element of the field had one.
+func (x *extractor) noteWrite(f headField, n *html.Node) {
+	if x.writes == nil || x.writes.head[f] >= 0 {
 		return
 	}
-	firstWrite(dst, x.writeAbove(n))
+	x.writes.head[f] = x.writeAbove(n)
 }
 
 // jsonLDWith is the index of the first JSON-LD block of p declaring typ.

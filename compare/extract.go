@@ -71,10 +71,10 @@ func ExtractWith(s *Snapshot, opts Options) *Page {
 			x.writes = newPageWrites()
 			p.writes = x.writes
 			if i, ok := s.Render.FieldWrites["title"]; ok && i >= 0 && i < x.nWrites {
-				x.writes.title = i
+				x.writes.head[fieldTitle] = i
 			}
 			if i, ok := s.Render.FieldWrites["lang"]; ok && i >= 0 && i < x.nWrites {
-				x.writes.lang = i
+				x.writes.head[fieldLang] = i
 			}
 		}
 	}
@@ -221,7 +221,7 @@ func (x *extractor) document(root *html.Node) {
 		case atom.Html:
 			if !langed {
 				langed = true
-				x.noteWrite(&x.writeField().lang, n)
+				x.noteWrite(fieldLang, n)
 				x.page.Lang = x.t.cleanText("lang", attr(n, "lang"), 64)
 			}
 		case atom.Base:
@@ -237,7 +237,7 @@ func (x *extractor) document(root *html.Node) {
 			}
 			if !titled {
 				titled = true
-				x.noteWrite(&x.writeField().title, n)
+				x.noteWrite(fieldTitle, n)
 				x.page.Title = blankToEmpty(x.t.cleanText("title", s.Text(), maxText))
 			}
 		case atom.Meta:
@@ -275,16 +275,16 @@ func (x *extractor) meta(s *goquery.Selection) {
 		x.page.MetaDescriptionInBody++
 	case name == "description":
 		if x.page.MetaDescription == "" {
-			x.noteWrite(&x.writeField().description, s.Get(0))
+			x.noteWrite(fieldDescription, s.Get(0))
 			x.page.MetaDescription = blankToEmpty(x.t.cleanText("meta_description", content, maxText))
 		}
 	case name == "robots":
-		x.noteWrite(&x.writeField().robots, s.Get(0))
+		x.noteWrite(fieldRobots, s.Get(0))
 		x.robotsMeta = append(x.robotsMeta, content)
 	case name == "" && !x.page.hasRefresh && strings.EqualFold(strings.TrimSpace(s.AttrOr("http-equiv", "")), "refresh"):
 		x.page.refreshDelay, x.page.hasRefresh = refreshDelay(content)
 	case isBotMetaName(name):
-		x.noteWrite(&x.writeField().robots, s.Get(0))
+		x.noteWrite(fieldRobots, s.Get(0))
 		x.botMeta(name, content)
 	}
 	if (name == "robots" || isBotMetaName(name)) && inBody(s.Get(0)) {
@@ -295,7 +295,7 @@ func (x *extractor) meta(s *goquery.Selection) {
 	}
 	og := &x.page.OpenGraph
 	if strings.HasPrefix(prop, "og:") {
-		x.noteWrite(&x.writeField().og, s.Get(0))
+		x.noteWrite(fieldOpenGraph, s.Get(0))
 	}
 	switch prop {
 	case "og:title":
@@ -363,7 +363,7 @@ func (x *extractor) linkElement(s *goquery.Selection) {
 			}
 			resolved, written := x.canonicalURL(x.base, href, "canonical")
 			if resolved != "" {
-				x.noteWrite(&x.writeField().canonical, s.Get(0))
+				x.noteWrite(fieldCanonical, s.Get(0))
 				x.canonicals = append(x.canonicals, resolved)
 			}
 			x.canonicalHrefs = append(x.canonicalHrefs, written)
@@ -376,7 +376,7 @@ func (x *extractor) linkElement(s *goquery.Selection) {
 				x.page.HreflangInBody++
 				continue
 			}
-			x.noteWrite(&x.writeField().hreflang, s.Get(0))
+			x.noteWrite(fieldHreflang, s.Get(0))
 			x.alternate(lang, href, hasHref, x.base, false)
 		}
 	}

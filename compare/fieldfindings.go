@@ -11,16 +11,20 @@ import (
 type textCodes struct{ renderOnly, plainOnly, changed string }
 
 // compareText reports a string field that scripts add, remove or change,
-// with one message format per case (values are quoted in).
-func compareText(l *findingList, codes textCodes, plain, render string, renderOnly, plainOnly, changed string) {
+// with one message format per case (values are quoted in). cause is the
+// rendered value's cause, for the added and changed cases (removals are
+// not recorded).
+func compareText(l *findingList, codes textCodes, plain, render string, cause *Cause, renderOnly, plainOnly, changed string) {
 	switch {
 	case plain == render:
 	case plain == "":
 		l.add(codes.renderOnly, "", renderOnly, q(render))
+		l.cause(cause)
 	case render == "":
 		l.add(codes.plainOnly, "", plainOnly, q(plain))
 	default:
 		l.add(codes.changed, "", changed, q(plain), q(render))
+		l.cause(cause)
 	}
 }
 
@@ -29,55 +33,47 @@ func compareText(l *findingList, codes textCodes, plain, render string, renderOn
 func (d *differ) headFindings(l *findingList) {
 	p, r := d.p.page, d.r.page
 	w := d.writes()
-	d.fieldCause(l, w.title, CodeTitlePlainOnly, func() {
-		compareText(l, textCodes{CodeTitleRenderOnly, CodeTitlePlainOnly, CodeTitleChanged}, p.Title, r.Title,
-			"The title %s is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.",
-			"Scripts remove the title %s; browsers and rendering search engines see no title.",
-			"Scripts change the title from %s to %s. AI crawlers read the first, browsers and Google the second; serve the final title in the HTML.")
-	})
-	d.fieldCause(l, w.description, CodeMetaDescriptionPlainOnly, func() {
-		compareText(l, textCodes{CodeMetaDescriptionRenderOnly, CodeMetaDescriptionPlainOnly, CodeMetaDescriptionChanged}, p.MetaDescription, r.MetaDescription,
-			"The meta description %s is added by JavaScript; fetchers that do not render never see it. Put it in the server HTML.",
-			"Scripts remove the meta description %s; browsers and rendering crawlers see none.",
-			"Scripts change the meta description from %s to %s; AI crawlers read the first. Serve the final description in the HTML.")
-	})
-	d.fieldCause(l, w.canonical, CodeCanonicalPlainOnly, func() {
-		compareText(l, textCodes{CodeCanonicalRenderOnly, CodeCanonicalPlainOnly, CodeCanonicalChanged}, p.Canonical, r.Canonical,
-			"The canonical URL %s is added by JavaScript; crawlers that do not render miss it. Put <link rel=\"canonical\"> in the server HTML.",
-			"Scripts remove the canonical URL %s; rendering search engines see none.",
-			"The server HTML names %s as canonical but the rendered page names %s. Search engines get conflicting signals and AI crawlers follow the first; make them the same.")
-	})
+	compareText(l, textCodes{CodeTitleRenderOnly, CodeTitlePlainOnly, CodeTitleChanged}, p.Title, r.Title, d.writeCause(w.head[fieldTitle]),
+		"The title %s is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.",
+		"Scripts remove the title %s; browsers and rendering search engines see no title.",
+		"Scripts change the title from %s to %s. AI crawlers read the first, browsers and Google the second; serve the final title in the HTML.")
+	compareText(l, textCodes{CodeMetaDescriptionRenderOnly, CodeMetaDescriptionPlainOnly, CodeMetaDescriptionChanged}, p.MetaDescription, r.MetaDescription, d.writeCause(w.head[fieldDescription]),
+		"The meta description %s is added by JavaScript; fetchers that do not render never see it. Put it in the server HTML.",
+		"Scripts remove the meta description %s; browsers and rendering crawlers see none.",
+		"Scripts change the meta description from %s to %s; AI crawlers read the first. Serve the final description in the HTML.")
+	compareText(l, textCodes{CodeCanonicalRenderOnly, CodeCanonicalPlainOnly, CodeCanonicalChanged}, p.Canonical, r.Canonical, d.writeCause(w.head[fieldCanonical]),
+		"The canonical URL %s is added by JavaScript; crawlers that do not render miss it. Put <link rel=\"canonical\"> in the server HTML.",
+		"Scripts remove the canonical URL %s; rendering search engines see none.",
+		"The server HTML names %s as canonical but the rendered page names %s. Search engines get conflicting signals and AI crawlers follow the first; make them the same.")
 	if !strings.EqualFold(p.Lang, r.Lang) {
-		d.fieldCause(l, w.lang, CodeLangPlainOnly, func() {
-			compareText(l, textCodes{CodeLangRenderOnly, CodeLangPlainOnly, CodeLangChanged}, p.Lang, r.Lang,
-				"The page language %s is set by JavaScript; fetchers that do not render cannot tell the language. Put lang on <html> in the server HTML.",
-				"Scripts remove the page language %s from <html>.",
-				"Scripts change the page language from %s to %s; AI crawlers read the first.")
-		})
+		compareText(l, textCodes{CodeLangRenderOnly, CodeLangPlainOnly, CodeLangChanged}, p.Lang, r.Lang, d.writeCause(w.head[fieldLang]),
+			"The page language %s is set by JavaScript; fetchers that do not render cannot tell the language. Put lang on <html> in the server HTML.",
+			"Scripts remove the page language %s from <html>.",
+			"Scripts change the page language from %s to %s; AI crawlers read the first.")
 	}
 	pa, ra := alternateKeys(p), alternateKeys(r)
 	switch {
 	case slices.Equal(pa, ra):
 	case len(pa) == 0:
 		l.add(CodeHreflangRenderOnly, "", "%s are added by JavaScript; fetchers that do not render do not learn about the other language versions. Put them in the server HTML.", plural(len(ra), "hreflang alternate", "hreflang alternates"))
-		l.cause(d.writeCause(w.hreflang))
+		l.cause(d.writeCause(w.head[fieldHreflang]))
 	case len(ra) == 0:
 		l.add(CodeHreflangPlainOnly, "", "Scripts remove %s of the server HTML.", plural(len(pa), "hreflang alternate", "hreflang alternates"))
 	default:
 		l.add(CodeHreflangChanged, "", "The hreflang alternates differ: %d in the server HTML, %d in the rendered page, not the same set. Serve one consistent set.", len(pa), len(ra))
-		l.cause(d.writeCause(w.hreflang))
+		l.cause(d.writeCause(w.head[fieldHreflang]))
 	}
 	og, rog := p.OpenGraph, r.OpenGraph
 	switch {
 	case og == rog:
 	case og == OpenGraph{}:
 		l.add(CodeOpenGraphRenderOnly, "", "Open Graph tags (og:title %s) are added by JavaScript; link previews in chat apps and social networks do not run scripts. Put them in the server HTML.", q(rog.Title))
-		l.cause(d.writeCause(w.og))
+		l.cause(d.writeCause(w.head[fieldOpenGraph]))
 	case rog == OpenGraph{}:
 		l.add(CodeOpenGraphPlainOnly, "", "Scripts remove the Open Graph tags of the server HTML.")
 	default:
 		l.add(CodeOpenGraphChanged, "", "Scripts change Open Graph tags; link previews use the server's (og:title %s, rendered %s).", q(og.Title), q(rog.Title))
-		l.cause(d.writeCause(w.og))
+		l.cause(d.writeCause(w.head[fieldOpenGraph]))
 	}
 }
 
@@ -90,7 +86,7 @@ func (d *differ) robotsFindings(l *findingList) {
 		l.add(CodeRobotsNoindex, "", "Both the server HTML and the rendered page say noindex (%s), so the page asks not to be indexed. Fine if intended.", q(robotsSource(p)))
 	case r.Noindex:
 		l.add(CodeRobotsNoindexRenderOnly, "", "Scripts add noindex (%s). Google renders the page and drops it from its index, while AI crawlers that do not render index it. Serve the directive you mean in the HTML.", q(robotsSource(r)))
-		l.cause(d.writeCause(w.robots))
+		l.cause(d.writeCause(w.head[fieldRobots]))
 	case p.Noindex:
 		l.add(CodeRobotsNoindexPlainOnly, "", "The server HTML says noindex (%s) and scripts remove it. AI crawlers obey the noindex and Google may never render the page, so it is likely indexed nowhere. Remove noindex from the server HTML if the page should be found.", q(robotsSource(p)))
 	}
@@ -99,13 +95,13 @@ func (d *differ) robotsFindings(l *findingList) {
 		l.add(CodeRobotsNofollow, "", "Both the server HTML and the rendered page say nofollow, so robots are asked not to follow the page's links. Fine if intended.")
 	case r.Nofollow:
 		l.add(CodeRobotsNofollowRenderOnly, "", "Scripts add nofollow: rendering crawlers stop following the page's links while crawlers that do not render follow them.")
-		l.cause(d.writeCause(w.robots))
+		l.cause(d.writeCause(w.head[fieldRobots]))
 	case p.Nofollow:
 		l.add(CodeRobotsNofollowPlainOnly, "", "The server HTML says nofollow and scripts remove it; crawlers that do not render will not follow the page's links.")
 	}
 	if p.Noindex == r.Noindex && p.Nofollow == r.Nofollow && normalizeRobots(p.MetaRobots) != normalizeRobots(r.MetaRobots) {
 		l.add(CodeRobotsChanged, "", "Scripts change the robots meta from %s to %s; crawlers that do not render read the first.", q(p.MetaRobots), q(r.MetaRobots))
-		l.cause(d.writeCause(w.robots))
+		l.cause(d.writeCause(w.head[fieldRobots]))
 	}
 	if !maps.Equal(p.BotRobots, r.BotRobots) {
 		var names []string
@@ -116,7 +112,7 @@ func (d *differ) robotsFindings(l *findingList) {
 		}
 		slices.Sort(names)
 		l.add(CodeRobotsBotMetaChanged, "", "Robots metas for %s differ between the server HTML and the rendered page, so those crawlers may be told something else than a browser shows.", strings.Join(names, ", "))
-		l.cause(d.writeCause(w.robots))
+		l.cause(d.writeCause(w.head[fieldRobots]))
 	}
 	if !slices.Equal(p.XRobotsTag, r.XRobotsTag) {
 		l.add(CodeXRobotsTagChanged, "", "The X-Robots-Tag header was %s for the plain fetch and %s for the browser; the server answers bots differently.", q(strings.Join(p.XRobotsTag, "; ")), q(strings.Join(r.XRobotsTag, "; ")))
