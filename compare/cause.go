@@ -54,7 +54,8 @@ type Cause struct {
 	// SourceLine is the line of the server HTML the parser cause is on.
 	SourceLine int `json:"source_line,omitempty"`
 	// Mechanism is how a redirect happened: "script", "history" or
-	// "meta_refresh"; for soft_404, which lane says not found.
+	// "meta_refresh"; for soft_404, which lane says not found ("plain",
+	// "render" or "both").
 	Mechanism string `json:"mechanism,omitempty"`
 	// Target is where a redirect went.
 	Target string `json:"target,omitempty"`
