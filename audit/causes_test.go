@@ -40,6 +40,7 @@ func TestAuditCauses(t *testing.T) {
 			if r.Status != StatusComplete {
 				t.Fatalf("status %s (%s)", r.Status, r.Reason)
 			}
+			wantOncePerLane(t, e.site, "shop.example", "/causes/"+c.page)
 			for _, w := range c.wants {
 				f := findingOf(r, w.code)
 				if f == nil {
@@ -69,6 +70,39 @@ func TestAuditCauses(t *testing.T) {
 			}
 		})
 	}
+	wantNoExtraRequests(t, e)
+}
+
+// wantNoExtraRequests checks the site's log: naming causes costs the site
+// no request. Every subresource of the cause pages (scripts, the JSON, a
+// redirect's target) was fetched by the render lane only, once per page
+// that loads it.
+func wantNoExtraRequests(t *testing.T, e *env) {
+	t.Helper()
+	renderUA := browser.UserAgent()
+	loads := map[string]int{}
+	for _, h := range e.site.HitsOf("shop.example", "/causes/") {
+		if strings.HasSuffix(h.Path, ".html") && h.Path != "/causes/landing.html" {
+			continue // the audited pages: wantOncePerLane
+		}
+		if h.UserAgent != renderUA || h.Method != "GET" {
+			t.Errorf("%s %s fetched with user agent %q; only the render lane loads subresources", h.Method, h.Path, h.UserAgent)
+		}
+		loads[h.Path]++
+	}
+	for path, n := range loads {
+		if want := subresourceLoads[path]; n != want {
+			t.Errorf("%s fetched %d times, want %d", path, n, want)
+		}
+	}
+}
+
+// subresourceLoads is how many audited cause pages load each subresource.
+var subresourceLoads = map[string]int{
+	"/causes/bundle.js": 1, "/causes/loader.js": 1, "/causes/late-title.js": 1, "/causes/tm.js": 1,
+	"/causes/fw.js": 1, "/causes/shop.js": 1, "/causes/products.json": 1,
+	"/causes/router.js": 1, "/causes/history.js": 1, "/causes/landing.html": 2,
+	"/causes/many.js": 1,
 }
 
 // TestAuditCausesOfPages: the causes that are no script's write — a
@@ -98,6 +132,7 @@ func TestAuditCausesOfPages(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.page+"/"+c.code, func(t *testing.T) {
 			r := e.audit(t, site+c.page, TriggerCLI)
+			wantOncePerLane(t, e.site, "shop.example", "/causes/"+c.page)
 			f := findingOf(r, c.code)
 			if f == nil {
 				t.Fatalf("no finding %s; got %s", c.code, codesOf(r))
@@ -113,6 +148,7 @@ func TestAuditCausesOfPages(t *testing.T) {
 			}
 		})
 	}
+	wantNoExtraRequests(t, e)
 }
 
 // TestAuditCausesHostile: a page that fights the recorder and one that
