@@ -11,8 +11,16 @@ ARGS  ?=
 # the render lane's completeness rule (virtual page time) changed.
 BENCH_BASE ?= e3e3883
 BENCH_ARGS ?=
+# The docs SPA `make bench` audits besides testdata/site: docsify from the
+# npm registry, pinned to one version whose tarball must match the sha512
+# the registry published for it (`npm view docsify@4.13.1 dist.integrity`).
+# Fetched into BENCH_ASSETS once, never committed.
+BENCH_ASSETS      ?= .bench
+DOCSIFY_VERSION   := 4.13.1
+DOCSIFY_INTEGRITY := sha512-BsDypTBhw0mfslw9kZgAspCMZSM+sUIIDg5K/t1hNLkvbem9h64ZQc71e1IpY+iWsi/KdeqfazDfg52y2Lmm0A==
+DOCSIFY_TGZ       := $(BENCH_ASSETS)/docsify-$(DOCSIFY_VERSION).tgz
 
-.PHONY: build run test bench chromium redis postgres vet bin/lekta-base
+.PHONY: build run test bench bench-assets chromium redis postgres vet bin/lekta-base
 
 build:
 	$(GO) build -o $(BIN) ./cmd/lekta
@@ -32,12 +40,33 @@ vet:
 ## bench: Go benchmarks, then today's build against BENCH_BASE in one window:
 ## warm audits of each kind of delayed content, throughput, cold start;
 ## warm audits with request records on and off (median ratio).
-bench: chromium redis postgres build bin/lekta-base
+bench: chromium redis postgres build bin/lekta-base bench-assets
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...
 	$(GO) test -run '^$$' -bench ServeTimeToReport -benchtime 20x ./cmd/lekta
 	$(GO) test -run '^$$' -bench CLICacheHitProcess -benchtime 20x ./cmd/lekta
 	$(GO) test -run '^$$' -bench AuditRecords -benchtime 40x ./audit
-	$(GO) run ./cmd/lekta-bench -base bin/lekta-base -new $(BIN) $(BENCH_ARGS)
+	$(GO) run ./cmd/lekta-bench -base bin/lekta-base -new $(BIN) -assets $(BENCH_ASSETS) $(BENCH_ARGS)
+
+## bench-assets: docsify's script and theme in BENCH_ASSETS/docsify, from the
+## pinned, checked tarball; fetched only when missing or the pin changed.
+## The theme loses its @import of Google Fonts: the bench stays on the test site.
+bench-assets: $(BENCH_ASSETS)/docsify/docsify.min.js $(BENCH_ASSETS)/docsify/vue.css
+
+$(DOCSIFY_TGZ):
+	@command -v npm >/dev/null || { echo "bench-assets: npm is needed to fetch docsify@$(DOCSIFY_VERSION)"; exit 1; }
+	mkdir -p $(BENCH_ASSETS)
+	npm pack --silent --pack-destination $(BENCH_ASSETS) docsify@$(DOCSIFY_VERSION) >/dev/null
+	@got="sha512-$$(openssl dgst -sha512 -binary $@ | base64 -w0)"; \
+		if [ "$$got" != "$(DOCSIFY_INTEGRITY)" ]; then \
+			echo "bench-assets: $@ is $$got, want $(DOCSIFY_INTEGRITY)"; rm -f $@; exit 1; fi
+
+$(BENCH_ASSETS)/docsify/docsify.min.js: $(DOCSIFY_TGZ)
+	mkdir -p $(@D)
+	tar -xzOf $< package/lib/docsify.min.js >$@.tmp && mv $@.tmp $@
+
+$(BENCH_ASSETS)/docsify/vue.css: $(DOCSIFY_TGZ)
+	mkdir -p $(@D)
+	tar -xzOf $< package/lib/themes/vue.css | sed 's/@import url([^)]*);//' >$@.tmp && mv $@.tmp $@
 
 ## bin/lekta-base: lekta built from BENCH_BASE in a temporary worktree.
 bin/lekta-base:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -15,26 +16,49 @@ import (
 	"lekta.dev/lekta/internal/testsite"
 )
 
-// kinds are the delayed-content pages, in the order of the table.
-var kinds = []string{"static", "spa", "timer-1500", "timer-4000", "scroll", "big-script"}
+// page is one kind of delayed content, in the order of the table, and
+// the title the render lane sees once it has caught the late content.
+type page struct {
+	kind  string
+	path  string // on http://shop.example
+	title string
+}
+
+var pages = []page{
+	{"static", "/delayed/static.html", "Static article | Lekta Test Shop"},
+	{"spa", "/delayed/spa.html", "spa content | Lekta Test Shop"},
+	{"timer-1500", "/delayed/timer-1500.html", "timer-1500 content | Lekta Test Shop"},
+	{"timer-4000", "/delayed/timer-4000.html", "timer-4000 content | Lekta Test Shop"},
+	{"scroll", "/delayed/scroll.html", "scroll content | Lekta Test Shop"},
+	{"big-script", "/delayed/big-script.html", "big-script content | Lekta Test Shop"},
+	{"docsify", docsifyPath, docsifyTitle},
+}
+
+// staticPage is the page of the throughput and cold-start runs.
+var staticPage = pages[0]
 
 // bench is one run: the test site and a server of each build.
 type bench struct {
 	o          options
 	site       *testsite.Site
+	docsDir    string // the docsify kind's site, written at start
 	base, next *server
 	flags      []string // the site's --resolve and --allow-addr
 }
 
 func newBench(ctx context.Context, o options) (*bench, error) {
+	docsDir, err := writeDocsifySite(o.assets)
+	if err != nil {
+		return nil, err
+	}
 	site := testsite.New()
+	site.Handle(docsifyPath, http.StripPrefix(docsifyPath, http.FileServer(http.Dir(docsDir))))
 	resolve, allow := site.ResolveFlags("shop.example")
-	b := &bench{o: o, site: site}
+	b := &bench{o: o, site: site, docsDir: docsDir}
 	for _, r := range resolve {
 		b.flags = append(b.flags, "--resolve", r)
 	}
 	b.flags = append(b.flags, "--allow-addr", allow)
-	var err error
 	if b.base, err = startServer(ctx, "base", o.base, b.flags); err != nil {
 		b.close()
 		return nil, err
@@ -53,29 +77,22 @@ func (b *bench) close() {
 		}
 	}
 	b.site.Close()
+	os.RemoveAll(b.docsDir)
 }
 
 // pageURL is a unique URL of the test page, so no audit is a cache hit.
-func pageURL(kind, build string, i int) string {
-	return fmt.Sprintf("http://shop.example/delayed/%s.html?bench=%s-%d", kind, build, i)
-}
-
-// wantTitle is the title a renderer that caught the late content sees.
-func wantTitle(kind string) string {
-	if kind == "static" {
-		return "Static article | Lekta Test Shop"
-	}
-	return kind + " content | Lekta Test Shop"
+func pageURL(p page, build string, i int) string {
+	return fmt.Sprintf("http://shop.example%s?bench=%s-%d", p.path, build, i)
 }
 
 // caught reports whether the report's render lane has the page's late
 // title and link.
-func caught(kind string, r *report) bool {
-	p := r.Lanes.Render.Page
-	if p == nil || p.Title != wantTitle(kind) {
+func caught(p page, r *report) bool {
+	rp := r.Lanes.Render.Page
+	if rp == nil || rp.Title != p.title {
 		return false
 	}
-	return slices.ContainsFunc(p.Links, func(l link) bool { return strings.HasSuffix(l.Href, "/products/"+kind+"-product.html") })
+	return slices.ContainsFunc(rp.Links, func(l link) bool { return strings.HasSuffix(l.Href, "/products/"+p.kind+"-product.html") })
 }
 
 // measured is what one build did on one page.
@@ -92,10 +109,10 @@ func (b *bench) warm(ctx context.Context, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "page\tbase p50\tnew p50\tnew/base\tcaught base/new\tCPU-s/audit base\tnew\tnew/base\tsettled_by (new)\t\n")
 	var ratios []float64
-	for _, kind := range kinds {
+	for _, p := range pages {
 		res := map[string]*measured{"base": {settledBy: map[string]int{}}, "new": {settledBy: map[string]int{}}}
 		for _, s := range []*server{b.base, b.next} { // warm-up
-			if _, err := s.audit(ctx, pageURL(kind, s.name, -1)); err != nil {
+			if _, err := s.audit(ctx, pageURL(p, s.name, -1)); err != nil {
 				return err
 			}
 		}
@@ -106,13 +123,13 @@ func (b *bench) warm(ctx context.Context, out io.Writer) error {
 				order = []*server{b.next, b.base}
 			}
 			for _, s := range order {
-				r, err := s.audit(ctx, pageURL(kind, s.name, i))
+				r, err := s.audit(ctx, pageURL(p, s.name, i))
 				if err != nil {
 					return err
 				}
 				m := res[s.name]
 				m.times = append(m.times, time.Duration(r.DurationMS)*time.Millisecond)
-				m.caught = (i == 0 || m.caught) && caught(kind, r)
+				m.caught = (i == 0 || m.caught) && caught(p, r)
 				m.settledBy[orDash(r.Lanes.Render.SettledBy)]++
 			}
 		}
@@ -121,7 +138,7 @@ func (b *bench) warm(ctx context.Context, out io.Writer) error {
 		bm, nm := median(res["base"].times), median(res["new"].times)
 		ratio := float64(nm) / float64(bm)
 		ratios = append(ratios, ratio)
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%.2f\t%s/%s\t%.3f\t%.3f\t%.2f\t%s\t\n", kind, bm, nm, ratio,
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%.2f\t%s/%s\t%.3f\t%.3f\t%.2f\t%s\t\n", p.kind, bm, nm, ratio,
 			yesNo(res["base"].caught), yesNo(res["new"].caught),
 			res["base"].cpu.Seconds(), res["new"].cpu.Seconds(), res["new"].cpu.Seconds()/res["base"].cpu.Seconds(),
 			counts(res["new"].settledBy))
@@ -144,7 +161,7 @@ func (b *bench) throughput(ctx context.Context, out io.Writer) error {
 			errs := make(chan error, b.o.load)
 			for i := range b.o.load {
 				wg.Go(func() {
-					if _, err := s.audit(ctx, pageURL("static", fmt.Sprintf("%s-load%d", s.name, round), i)); err != nil {
+					if _, err := s.audit(ctx, pageURL(staticPage, fmt.Sprintf("%s-load%d", s.name, round), i)); err != nil {
 						errs <- err
 					}
 				})
@@ -167,7 +184,11 @@ func (b *bench) throughput(ctx context.Context, out io.Writer) error {
 // nothing is cached, and no Chromium running) against a cold
 // `chromium --headless --dump-dom` of the same page, interleaved.
 func (b *bench) coldStart(ctx context.Context, out io.Writer) error {
-	page := "http://" + b.site.Listener.Addr().String() + "/delayed/static.html"
+	if b.o.cold <= 0 {
+		fmt.Fprintf(out, "\ncold start: skipped (-cold %d)\n", b.o.cold)
+		return nil
+	}
+	page := "http://" + b.site.Listener.Addr().String() + staticPage.path
 	times := map[string][]time.Duration{}
 	for i := range b.o.cold {
 		for _, c := range []struct{ name, bin string }{{"base", b.o.base}, {"new", b.o.next}, {"dump-dom", ""}} {
@@ -182,7 +203,7 @@ func (b *bench) coldStart(ctx context.Context, out io.Writer) error {
 					"--no-first-run", "--user-data-dir="+dir, "--dump-dom", page)
 			} else {
 				args := append([]string{"audit", "--json", "--data-dir", dir}, b.flags...)
-				cmd = exec.CommandContext(ctx, c.bin, append(args, pageURL("static", "cold", i))...)
+				cmd = exec.CommandContext(ctx, c.bin, append(args, pageURL(staticPage, "cold", i))...)
 			}
 			start := time.Now()
 			outb, err := cmd.CombinedOutput()

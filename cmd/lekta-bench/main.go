@@ -3,7 +3,8 @@
 // real `lekta serve` processes against the local test site and measures, in
 // one window and interleaved round by round:
 //
-//   - warm audits of each kind of delayed content (testdata/site/delayed):
+//   - warm audits of each kind of delayed content (testdata/site/delayed,
+//     and a docsify docs site built from -assets, see docsify.go):
 //     median audit time of both builds and their ratio, whether each build
 //     caught the late content (title and link in the render lane's
 //     extract), CPU seconds per audit of the whole server process tree
@@ -41,6 +42,7 @@ type options struct {
 	rounds     int
 	load       int
 	cold       int
+	assets     string // make bench-assets' directory: docsify
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -51,7 +53,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&o.chromium, "chromium", "chromium", "browser binary for the cold dump-dom")
 	fs.IntVar(&o.rounds, "n", 10, "warm audits per page and build (after one warm-up)")
 	fs.IntVar(&o.load, "load", 60, "audits per throughput run")
-	fs.IntVar(&o.cold, "cold", 5, "cold runs of each command")
+	fs.IntVar(&o.cold, "cold", 5, "cold runs of each command (0 skips them)")
+	fs.StringVar(&o.assets, "assets", ".bench", "`DIR` that make bench-assets fills with docsify's files")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
