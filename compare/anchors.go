@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"net/url"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -14,6 +15,7 @@ const (
 	reasonFTP            = "ftp"
 	reasonNoHref         = "no_href"
 	reasonScriptFragment = "script_fragment"
+	reasonHashRoute      = "hash_route"
 )
 
 // hrefAttributes are the attributes the HTML standard allows on <a> only
@@ -82,9 +84,10 @@ func hasHrefAttribute(n *html.Node) bool {
 // mailto: link is not for crawlers; an <a> without href is a placeholder
 // unless it has an event listener or an attribute that belongs with an
 // href, and one with an id or a name is a target within the page. Lekta is
-// stricter in three ways: every javascript: href (not only void(0)), an
-// ftp: href (no web crawler follows it), and an in-page href ("#", "")
-// with a listener are uncrawlable, and so is role=link without href.
+// stricter in four ways: every javascript: href (not only void(0)), an
+// ftp: href (no web crawler follows it), an in-page href ("#", "") with a
+// listener and a hash route (isHashRoute, listener or not) are
+// uncrawlable, and so is role=link without href.
 func (x *extractor) uncrawlable(n *html.Node, href string, hasHref bool) string {
 	role := strings.TrimSpace(attr(n, "role"))
 	linkRole := strings.EqualFold(role, "link")
@@ -106,10 +109,36 @@ func (x *extractor) uncrawlable(n *html.Node, href string, hasHref bool) string 
 		return reasonFile
 	case hasPrefixFold(compact, "ftp:"):
 		return reasonFTP
+	case x.isHashRoute(href):
+		return reasonHashRoute
 	case (href == "" || strings.HasPrefix(href, "#")) && x.hasListener(n):
 		return reasonScriptFragment
 	}
 	return ""
+}
+
+// isHashRoute reports whether href is a route of a hash router: its
+// fragment starts with "/" or "!" (docsify and vue-router's hash mode
+// write #/guide, AngularJS #!/guide; #! followed by anything was the
+// retired AJAX crawling scheme) and the URL before it is this page's own:
+// none (the href is only the fragment) or one that resolves to the page
+// URL. Routers listen on document or window, or on hashchange, so the
+// anchor has no listener of its own. Crawlers never send the fragment, so
+// to them every route is this same page. An href with another page's URL
+// before #/ stays a link to that URL.
+func (x *extractor) isHashRoute(href string) bool {
+	i := strings.IndexByte(href, '#')
+	if i < 0 || i+1 == len(href) || (href[i+1] != '/' && href[i+1] != '!') {
+		return false
+	}
+	if i == 0 {
+		return true
+	}
+	u, err := url.Parse(href[:i])
+	if err != nil || x.base == nil || x.pageKey == "" {
+		return false
+	}
+	return normURL(x.base.ResolveReference(u).String()) == x.pageKey
 }
 
 // hasPrefixFold is strings.HasPrefix ignoring ASCII case.

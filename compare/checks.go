@@ -20,7 +20,8 @@ const (
 
 // pageCheck is one validity check of a lane's page: test returns "" when
 // the page passes and otherwise the detail its message quotes. The message
-// format takes the detail, then where (the lane phrase).
+// format takes the detail, then where (the lane phrase); links.uncrawlable
+// has none, as sayUncrawlable writes its message from both sides.
 type pageCheck struct {
 	code string
 	test func(s side) string
@@ -68,8 +69,7 @@ var pageChecks = []pageCheck{
 		"Robots directives addressed to %s say noindex %s. Those crawlers drop the page while others may index it; the crawlers table shows who sees what."},
 	{CodeLinksNonDescriptive, nonDescriptive,
 		"%s %s say nothing about where they lead. Search engines and screen readers use link text to understand the target; describe it."},
-	{CodeLinksUncrawlable, uncrawlableLinks,
-		"%s %s cannot be followed by crawlers (javascript:, file: or ftp: hrefs, anchors without href driven by an event listener). Use <a href> with a real URL."},
+	{CodeLinksUncrawlable, uncrawlableLinks, ""},
 }
 
 // checkCodes are the codes of the validity checks. Failing in both lanes
@@ -102,12 +102,11 @@ func (d *differ) checkFindings(l *findingList) {
 		if lane == LanePlain || rd == "" {
 			detail = pd
 		}
-		if lane == "" && pd != rd && c.code == CodeLinksUncrawlable {
-			detail = pd + " in the server HTML and " + rd + " in the rendered page"
-			l.add(c.code, lane, "%s cannot be followed by crawlers (javascript:, file: or ftp: hrefs, anchors without href driven by an event listener). Use <a href> with a real URL.", detail)
-			continue
+		if c.code == CodeLinksUncrawlable {
+			l.add(c.code, lane, "%s", sayUncrawlable(p, r, lane))
+		} else {
+			l.add(c.code, lane, c.msg, detail, inLane(lane))
 		}
-		l.add(c.code, lane, c.msg, detail, inLane(lane))
 		d.explainInBody(l, c.code, lane)
 	}
 	noDesc := func(s side) bool { return s.page != nil && s.page.MetaDescription == "" }
@@ -385,35 +384,4 @@ func nonDescriptive(s side) string {
 		return ""
 	}
 	return fmt.Sprintf("%s, for example %s,", plural(n, "link text", "link texts"), q(ex))
-}
-
-func uncrawlableLinks(s side) string {
-	p := s.page
-	if p.UncrawlableCount == 0 || len(p.UncrawlableLinks) == 0 {
-		return ""
-	}
-	ex := p.UncrawlableLinks[0]
-	what := q(ex.Href)
-	if ex.Href == "" {
-		what = "<a> " + q(ex.Text)
-	}
-	return fmt.Sprintf("%s (for example %s, %s)", plural(p.UncrawlableCount, "anchor", "anchors"), what, uncrawlableWords(ex.Reason))
-}
-
-// uncrawlableWords says why an anchor cannot be followed, in words; the
-// JSON keeps the reason's value (UncrawlableLink.Reason).
-func uncrawlableWords(reason string) string {
-	switch reason {
-	case reasonJavaScript:
-		return "a javascript: address"
-	case reasonFile:
-		return "a file: address"
-	case reasonFTP:
-		return "an ftp: address"
-	case reasonNoHref:
-		return "no href"
-	case reasonScriptFragment:
-		return "only a # fragment that a script acts on"
-	}
-	return strings.ReplaceAll(reason, "_", " ")
 }

@@ -157,6 +157,10 @@ var checkCases = []checkCase{
 	{name: "file link", body: `<a href="file:///C:/price-list.pdf">Prices</a>`, code: CodeLinksUncrawlable},
 	{name: "hash link that a script navigates", body: `<a href="#" onclick="location='/buy'">Buy</a>`, code: CodeLinksUncrawlable,
 		check: func(tb testing.TB, p *Page) { eq(tb, "reason", p.UncrawlableLinks[0].Reason, "script_fragment") }},
+	{name: "hash route without a listener", body: `<a href="#/guide">Guide</a>`, code: CodeLinksUncrawlable,
+		check: func(tb testing.TB, p *Page) {
+			eq(tb, "uncrawlable", p.UncrawlableLinks, []UncrawlableLink{{Href: "#/guide", Text: "Guide", Reason: "hash_route"}})
+		}},
 	{name: "links inside SVG are links", body: `<svg><a href="/svg-target"><text>Kettle map</text></a><a xlink:href="/old-svg"><text>Old map</text></a></svg>`,
 		also: []string{CodeLinksRenderOnly}, check: func(tb testing.TB, p *Page) {
 			eq(tb, "links", p.Links, []Link{{Href: "http://shop.example/svg-target", Text: "Kettle map", Internal: true},

@@ -64,7 +64,8 @@ type Page struct {
 	// UncrawlableLinks are anchors crawlers cannot follow (javascript:,
 	// file: and ftp: hrefs; <a> without href that has an event listener,
 	// role=link or an attribute meant for an href; href="#" with an event
-	// listener), the first 100; UncrawlableCount counts them all.
+	// listener; hash routes such as href="#/guide"), the first 100;
+	// UncrawlableCount counts them all.
 	UncrawlableLinks []UncrawlableLink `json:"uncrawlable_links,omitempty"`
 	UncrawlableCount int               `json:"uncrawlable_count,omitempty"`
 	// ImagesMissingAlt lists the resolved src of <img> without an alt attribute.
@@ -129,7 +130,8 @@ type UncrawlableLink struct {
 	// Href is the href as written ("" when there is none).
 	Href string `json:"href"`
 	Text string `json:"text"`
-	// Reason is javascript, file, ftp, no_href or script_fragment.
+	// Reason is javascript, file, ftp, no_href, script_fragment or
+	// hash_route.
 	Reason string `json:"reason"`
 }
 
