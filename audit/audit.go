@@ -356,6 +356,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 		lr.CookiesRefused, lr.CredentialsRefused = d.CookiesRefused, d.CredentialsRefused
 		lr.RefusedFeatures = d.RefusedFeatures
 		lr.SettledBy, lr.PageTimeMS, lr.PendingRequests = d.SettledBy, d.PageTime.Milliseconds(), d.PendingRequests
+		lr.Timing = renderTiming(d.Timing, d.PageTime)
 	}
 	return a.observe(snap, err, clock)
 }

@@ -80,6 +80,7 @@ func wantOncePerLane(tb testing.TB, site *testsite.Site, host, path string) {
 // volatile matches report values that change from run to run.
 var volatile = map[string]bool{
 	"id": true, "started_at": true, "duration_ms": true, "ttfb_ms": true, "page_time_ms": true,
+	"timing": true,
 }
 
 var chromeVersion = regexp.MustCompile(`Chrome/[0-9.]+`)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
@@ -196,6 +197,34 @@ type RenderLaneReport struct {
 	// RefusedFeatures are the features Google's renderer lacks that the
 	// page tried (compare.RenderDetails.RefusedFeatures).
 	RefusedFeatures []string `json:"refused_features,omitempty"`
+	// Timing is where the render's wall time went; nil when the lane
+	// rendered nothing (skipped, blocked, failed).
+	Timing *RenderTiming `json:"timing,omitempty"`
+}
+
+// RenderTiming is where the render lane's wall time went, in milliseconds
+// (compare.RenderTiming). context, navigate, settle and snapshot follow
+// one another; document_request and load are points of the navigation,
+// counted from its start; page_time_ms is the page (virtual) time the page
+// used, which passes without wall time when nothing is in flight.
+type RenderTiming struct {
+	ContextMS         int64 `json:"context_ms"`
+	NavigateMS        int64 `json:"navigate_ms"`
+	DocumentRequestMS int64 `json:"document_request_ms"`
+	LoadMS            int64 `json:"load_ms"`
+	SettleMS          int64 `json:"settle_ms"`
+	SnapshotMS        int64 `json:"snapshot_ms"`
+	PageTimeMS        int64 `json:"page_time_ms"`
+}
+
+// renderTiming converts the lane's timing to the report's.
+func renderTiming(t compare.RenderTiming, pageTime time.Duration) *RenderTiming {
+	return &RenderTiming{
+		ContextMS: t.Context.Milliseconds(), NavigateMS: t.Navigate.Milliseconds(),
+		DocumentRequestMS: t.DocumentRequest.Milliseconds(), LoadMS: t.Load.Milliseconds(),
+		SettleMS: t.Settle.Milliseconds(), SnapshotMS: t.Snapshot.Milliseconds(),
+		PageTimeMS: pageTime.Milliseconds(),
+	}
 }
 
 // fillEmpty makes every list and map of the report non-nil, so its JSON

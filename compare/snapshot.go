@@ -133,6 +133,32 @@ type RenderDetails struct {
 	// ClientRedirects are the navigations scripts, the history API or a
 	// meta refresh made after the document loaded.
 	ClientRedirects []ClientRedirect
+	// Timing is where the render's wall time went.
+	Timing RenderTiming
+}
+
+// RenderTiming is where one render's wall time went. Context, Navigate,
+// Settle and Snapshot follow one another and add up to nearly all of the
+// render; DocumentRequest and Load are points of the navigation, measured
+// from its start (zero when they did not happen: a failed request, a page
+// whose load event never came).
+type RenderTiming struct {
+	// Context is the wait for a prepared browser context.
+	Context time.Duration
+	// Navigate is from asking Chromium to load the page until the main
+	// document's response committed (request interception set up, the
+	// request made and answered).
+	Navigate time.Duration
+	// DocumentRequest is from the navigation's start until Chromium asked
+	// for the main document (the lane's interception saw it).
+	DocumentRequest time.Duration
+	// Load is from the navigation's start until the page's first load event.
+	Load time.Duration
+	// Settle is the wait for the page to finish its work (the completeness
+	// rule), after the navigation.
+	Settle time.Duration
+	// Snapshot is reading the DOM and what the lane recorded.
+	Snapshot time.Duration
 }
 
 // BlockedRequest is one request the render lane refused, and why.

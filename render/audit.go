@@ -100,6 +100,8 @@ type audit struct {
 	// clock is the page time granted so far, for the time of a client
 	// navigation (known to within one grant).
 	clock pageClock
+	// stages is where the render's wall time went.
+	stages stageClock
 }
 
 // pageClock is page time granted so far, shared with the event goroutine.
@@ -196,6 +198,8 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	if a.req.AllowSameOrigin != nil {
 		sameOrigin = a.pageOrigin()
 	}
+	navStart := time.Now()
+	a.stages.startNavigation(navStart)
 	if _, err := cdp.Call(rctx, a.t.target, fetch.Enable, fetch.EnableParams{Patterns: fetchPatterns(sameOrigin)}); err != nil {
 		return nil, a.explain(ctx, rctx, fmt.Errorf("enable request interception: %w", err))
 	}
@@ -203,12 +207,15 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	if err := a.navigate(ctx, rctx, d.navigate); err != nil {
 		return nil, err
 	}
+	settleStart := time.Now()
+	a.stages.timing.Navigate = settleStart.Sub(navStart)
 	sctx, endSettle := context.WithCancel(rctx)
 	a.navMu.Lock()
 	a.endSettle = endSettle
 	a.navMu.Unlock()
 	settled := a.settle(sctx, d)
 	endSettle()
+	a.stages.timing.Settle = time.Since(settleStart)
 	if err := context.Cause(rctx); err != nil {
 		return nil, a.explain(ctx, rctx, err)
 	}
@@ -221,7 +228,9 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	}
 	snapCtx, scancel := context.WithDeadline(rctx, snapBy)
 	defer scancel()
+	snapStart := time.Now()
 	dom, err := a.snapshot(snapCtx)
+	a.stages.timing.Snapshot = time.Since(snapStart)
 	if err != nil {
 		return nil, a.explain(ctx, rctx, fmt.Errorf("snapshot: %w", err))
 	}

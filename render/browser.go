@@ -216,6 +216,7 @@ func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, e
 	// wait for it.
 	defer in.retire(t)
 	a := newAudit(b, in, t, req, u, start)
+	a.stages.timing.Context = time.Since(start)
 	t.proxy.setRules(&rules{userAgent: in.ua + b.opts.UASuffix, allow: a.allowSameOrigin, sent: req.Sent})
 	snap, err := a.run(ctx)
 	if err != nil {

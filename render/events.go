@@ -57,6 +57,7 @@ func (a *audit) onEvent(ev any) {
 	case *page.EventFrameRequestedNavigation:
 		a.clientNavigation(e)
 	case *page.EventLoadEventFired:
+		a.stages.mark(&a.stages.load)
 		a.net.setLoaded(true)
 		a.loadOnce.Do(func() { close(a.loadFired) })
 	case *page.EventFrameStartedLoading:
@@ -97,7 +98,12 @@ func (a *audit) onEvent(ev any) {
 		a.pageGone(ErrPageCrashed)
 	case *inspector.EventDetached:
 		a.pageGone(fmt.Errorf("%w: detached: %s", ErrPageCrashed, e.Reason))
-	case *fetch.EventRequestPaused, *page.EventJavascriptDialogOpening:
+	case *fetch.EventRequestPaused:
+		if e.ResourceType == network.ResourceTypeDocument && e.FrameID == a.mainFrame {
+			a.stages.mark(&a.stages.doc)
+		}
+		a.enqueue(e)
+	case *page.EventJavascriptDialogOpening:
 		a.enqueue(e)
 	case *target.EventTargetCreated:
 		ti := e.TargetInfo

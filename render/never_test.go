@@ -51,10 +51,15 @@ func hostOf(origin string) string {
 // renderTestPage registers body as a test page and renders it at origin.
 func renderTestPage(t *testing.T, b *Browser, s *site, origin, body string, req Request) (*compare.Snapshot, error) {
 	t.Helper()
-	name := strings.ReplaceAll(strings.ToLower(t.Name()), "/", "-") + ".html"
+	name := pageName(t)
 	s.addPage(name, body)
 	req.URL = origin + "/t/" + name
 	return renderPage(t, b, req, 30*time.Second)
+}
+
+// pageName is the name renderTestPage gives the test's page under /t/.
+func pageName(t *testing.T) string {
+	return strings.ReplaceAll(strings.ToLower(t.Name()), "/", "-") + ".html"
 }
 
 // allowedHit reports whether a hit is one the lane may make: GET, HEAD,

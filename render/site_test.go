@@ -51,6 +51,8 @@ type hit struct {
 	Cookie, Authorization, ACRM string
 	// BodyLen is how many body bytes arrived.
 	BodyLen int
+	// At is when the request arrived.
+	At time.Time
 }
 
 // site is the local test web site: pages from testdata and a few dynamic
@@ -235,7 +237,7 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	h := hit{
 		Host: host, Path: r.URL.Path, Query: r.URL.RawQuery, UA: r.UserAgent(), Method: r.Method, Scheme: "http", URI: r.RequestURI,
 		Cookie: r.Header.Get("Cookie"), Authorization: r.Header.Get("Authorization"),
-		ACRM: r.Header.Get("Access-Control-Request-Method"), BodyLen: int(n),
+		ACRM: r.Header.Get("Access-Control-Request-Method"), BodyLen: int(n), At: time.Now(),
 	}
 	if r.TLS != nil {
 		h.Scheme = "https"

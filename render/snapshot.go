@@ -178,6 +178,7 @@ func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 		FieldWrites:        a.causes.fields,
 		WritesTampered:     a.causes.tampered,
 		ClientRedirects:    append(append([]compare.ClientRedirect(nil), a.rec.redirects...), a.causes.history...),
+		Timing:             a.stages.result(),
 	}
 	for k, v := range a.rec.blocked {
 		details.Blocked[k] += v

@@ -4,9 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/internal/pgtest"
 	"lekta.dev/lekta/internal/redistest"
+	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/schedule"
@@ -89,13 +88,8 @@ func benchRecords(b *testing.B, c records.Config) *records.DB {
 // under a fresh id, as another process would, and returns the id.
 func seedReport(b *testing.B, store cache.Store) string {
 	b.Helper()
-	b0, err := os.ReadFile("../audit/testdata/golden/index.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw := strings.NewReplacer(`"<started_at>"`, `"2026-03-01T12:00:00Z"`, `"<duration_ms>"`, "812",
-		`"<ttfb_ms>"`, "21", `"<page_time_ms>"`, "180", "<version>", "156.0.0.0").Replace(string(b0))
-	r, err := audit.Decode([]byte(raw))
+	raw := testsite.GoldenReports(b)["index.json"]
+	r, err := audit.Decode(raw)
 	if err != nil {
 		b.Fatal(err)
 	}

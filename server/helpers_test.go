@@ -53,7 +53,9 @@ func (s *stubRenderer) Render(ctx context.Context, req render.Request) (*compare
 		Status: 200, ContentType: "text/html", Body: []byte(stubRendered), Bytes: int64(len(stubRendered)),
 		Header: compare.Header{}, UserAgent: s.UserAgent(),
 		Timings: compare.Timings{TTFB: time.Millisecond, Total: 2 * time.Millisecond},
-		Render:  &compare.RenderDetails{Blocked: map[string]int{"image": 2}, Requests: 3, Settled: true}}, nil
+		Render: &compare.RenderDetails{Blocked: map[string]int{"image": 2}, Requests: 3, Settled: true,
+			Timing: compare.RenderTiming{Navigate: 40 * time.Millisecond, DocumentRequest: 20 * time.Millisecond,
+				Load: 45 * time.Millisecond, Settle: 30 * time.Millisecond, Snapshot: 10 * time.Millisecond}}}, nil
 }
 
 func (s *stubRenderer) UserAgent() string {

@@ -24,6 +24,7 @@ type metrics struct {
 	reg          *prometheus.Registry
 	audits       *prometheus.CounterVec
 	laneDuration *prometheus.HistogramVec
+	renderStage  *prometheus.HistogramVec
 	refusals     *prometheus.CounterVec
 	cacheHits    prometheus.Counter
 	outbound     *prometheus.CounterVec
@@ -35,6 +36,7 @@ type metrics struct {
 const (
 	metricAudits       = "lekta_audits_total"
 	metricLaneDuration = "lekta_lane_duration_seconds"
+	metricRenderStage  = "lekta_render_stage_seconds"
 	metricRefusals     = "lekta_limiter_refusals_total"
 	metricCacheHits    = "lekta_cache_hits_total"
 	metricQueueDepth   = "lekta_queue_depth"
@@ -91,6 +93,10 @@ func newMetrics(s *Server, contexts func() int) *metrics {
 			Help:    "Wall time of each lane of the audits run by this process.",
 			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 75}},
 			[]string{"lane"}),
+		renderStage: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: metricRenderStage,
+			Help:    "Wall time of each stage of the renders run by this process (the report's lanes.render.timing): context (waiting for a browser context), navigate (until the document committed), document_request and load (points of the navigation, from its start), settle (waiting for the page's work), snapshot.",
+			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 75}},
+			[]string{"stage"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricRefusals,
 			Help: "Submissions refused by a limit, by reason: concurrency or a per-host window such as 1/1m, or client for the per-client limit."},
 			[]string{"reason"}),
@@ -115,7 +121,7 @@ func newMetrics(s *Server, contexts func() int) *metrics {
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: metricBuildInfo,
 		Help: "Always 1; the labels say which build is running.", ConstLabels: buildInfo()})
 	build.Set(1)
-	reg.MustRegister(m.audits, m.laneDuration, m.refusals, m.cacheHits, m.outbound, m.submissions, m.verifies, build,
+	reg.MustRegister(m.audits, m.laneDuration, m.renderStage, m.refusals, m.cacheHits, m.outbound, m.submissions, m.verifies, build,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricQueueDepth,
 			Help: "Public audits waiting to start in the shared queue, every instance's together (-1 when the queue did not answer)."}, depth),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricRunning,
@@ -167,6 +173,17 @@ func (m *metrics) observe(r *audit.Report) {
 	rl := r.Lanes.Render
 	if rl.Outcome == "" || rl.Outcome == audit.OutcomeSkipped || rl.Outcome == audit.OutcomeBlocked {
 		return
+	}
+	if t := rl.Timing; t != nil {
+		for _, st := range []struct {
+			name string
+			ms   int64
+		}{{"context", t.ContextMS}, {"navigate", t.NavigateMS}, {"document_request", t.DocumentRequestMS},
+			{"load", t.LoadMS}, {"settle", t.SettleMS}, {"snapshot", t.SnapshotMS}} {
+			if st.ms > 0 || st.name != "document_request" && st.name != "load" {
+				m.renderStage.WithLabelValues(st.name).Observe((time.Duration(st.ms) * time.Millisecond).Seconds())
+			}
+		}
 	}
 	// The page and its redirect hops are counted above; the browser's
 	// other requests are its subresources, the failed ones among them

@@ -198,6 +198,8 @@ func TestServeEndToEnd(t *testing.T) {
 			`lekta_limiter_refusals_total{reason="1/1m"} 1`,
 			`lekta_cache_hits_total 1`,
 			`lekta_lane_duration_seconds_count{lane="render"} 3`,
+			`lekta_render_stage_seconds_count{stage="navigate"} 3`,
+			`lekta_render_stage_seconds_count{stage="load"} 3`,
 			`lekta_outbound_requests_total{lane="plain",status="2xx"} 3`,
 			`lekta_outbound_requests_total{lane="render",status="2xx"} 3`,
 			`lekta_queue_depth 1`,

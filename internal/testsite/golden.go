@@ -32,7 +32,8 @@ func GoldenReports(tb testing.TB) map[string][]byte {
 		for ph, v := range map[string]string{
 			`"<id>"`: `"AAAAAAAAAAAAAAAAAAAAAAAAAA"`, `"<started_at>"`: `"2026-12-01T10:00:00Z"`,
 			`"<duration_ms>"`: `1234`, `"<ttfb_ms>"`: `12`, `"<page_time_ms>"`: `180`, `"<Last-Modified>"`: `"Tue, 01 Dec 2026 10:00:00 GMT"`,
-			`"<Etag>"`: `"\"abc\""`,
+			`"<Etag>"`:   `"\"abc\""`,
+			`"<timing>"`: `{"context_ms":1,"navigate_ms":40,"document_request_ms":20,"load_ms":45,"settle_ms":30,"snapshot_ms":10,"page_time_ms":180}`,
 		} {
 			s = strings.ReplaceAll(s, ph, v)
 		}
