@@ -8,8 +8,8 @@ APT   := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 # Arguments for `make run`, e.g. make run ARGS='--addr 127.0.0.1:9090'.
 ARGS  ?=
 # The build `make bench` compares today's against: the last commit before
-# the render lane's completeness rule (virtual page time) changed.
-BENCH_BASE ?= e3e3883
+# the render lane's contexts were prepared off the critical path (issue 25).
+BENCH_BASE ?= 3ecb966
 BENCH_ARGS ?=
 # The docs SPA `make bench` audits besides testdata/site: docsify from the
 # npm registry, pinned to one version whose tarball must match the sha512

@@ -17,34 +17,56 @@ import (
 // a time, and reports the median wall time and the CPU time per render of
 // Chromium (its whole process tree) plus this process.
 func BenchmarkRender(b *testing.B) {
-	br, s := mustBrowser(b)
-	url := "http://bench.example/p/small.html"
+	for _, pg := range []struct{ name, path, want string }{
+		{"script", "/p/small.html", "rendered by script"},
+		{"static", "/delayed/static.html", "static-content-rendered"},
+	} {
+		b.Run(pg.name, func(b *testing.B) { benchmarkRender(b, "http://bench.example"+pg.path, pg.want) })
+	}
+}
+
+// benchmarkRender renders url one at a time, each once the next browser
+// context is ready (low load: audits that do not queue), and reports the
+// median wall time, the median of each stage of RenderTiming and the CPU
+// per render of the whole process tree.
+func benchmarkRender(b *testing.B, url, want string) {
+	br, _ := mustBrowser(b)
 	in := waitSpare(b, br)
 	root := in.cdp.Process().Pid
-	render := func() time.Duration {
+	var walls []time.Duration
+	stages := map[string][]time.Duration{}
+	render := func() {
+		waitSpare(b, br)
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		snap, err := br.Render(ctx, Request{URL: url})
 		cancel()
-		if err != nil || !bytes.Contains(snap.Body, []byte("rendered by script")) {
+		if err != nil || !bytes.Contains(snap.Body, []byte(want)) {
 			b.Fatalf("render: %v", err)
 		}
-		return time.Since(start)
+		walls = append(walls, time.Since(start))
+		t := snap.Render.Timing
+		for k, v := range map[string]time.Duration{"context": t.Context, "navigate": t.Navigate,
+			"docreq": t.DocumentRequest, "load": t.Load, "settle": t.Settle, "snapshot": t.Snapshot} {
+			stages[k] = append(stages[k], v)
+		}
 	}
 	render() // warm up
+	walls, stages = nil, map[string][]time.Duration{}
 	waitSpare(b, br)
 	cpu0 := treeCPU(root) + selfCPU()
-	var walls []time.Duration
 	b.ResetTimer()
 	for b.Loop() {
-		walls = append(walls, render())
+		render()
 	}
 	b.StopTimer()
 	waitSpare(b, br) // the prepared context of the last render counts too
 	cpu := treeCPU(root) + selfCPU() - cpu0
 	b.ReportMetric(float64(median(walls).Microseconds())/1000, "median-ms")
+	for k, v := range stages {
+		b.ReportMetric(float64(median(v).Microseconds())/1000, k+"-ms")
+	}
 	b.ReportMetric(cpu.Seconds()/float64(len(walls)), "cpu-s/op")
-	_ = s
 }
 
 // BenchmarkColdDumpDOM is the comparison figure: a cold

@@ -66,17 +66,24 @@ type Options struct {
 	// MaxBodyBytes caps the serialized DOM (DefaultMaxBodyBytes); a longer
 	// one is cut and the snapshot marked Truncated.
 	MaxBodyBytes int
-	// NoSpare stops the browser from preparing the next browser context
-	// while a render runs: for a process that renders once (lekta audit),
-	// where the spare would only compete for the CPU. A later Render then
-	// creates its context when it starts.
+	// NoSpare stops the browser from preparing browser contexts ahead of
+	// the renders: for a process that renders once (lekta audit), where a
+	// spare would only compete for the CPU. A later Render then creates its
+	// context when it starts.
 	NoSpare bool
+	// Spares is how many browser contexts are kept prepared (1 when 0):
+	// as many as renders run at once, so that none waits for one at full
+	// load. A context taken is replaced once its render has read the page,
+	// not while it loads, so preparing never competes with a navigation
+	// unless renders queue for contexts.
+	Spares int
 	// NoCauses leaves out the write recorder that names the script behind
 	// each difference (causes.go); benchmarks measure its cost with it.
 	NoCauses bool
 }
 
 func (o Options) withDefaults() Options {
+	o.Spares = max(o.Spares, 1)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -212,6 +219,8 @@ func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, e
 	}
 	b.inUse.Add(1)
 	defer b.inUse.Add(-1)
+	// A render that failed before it read its page replaces its context now.
+	defer in.replenish()
 	// The context is disposed of after Render returns: the report does not
 	// wait for it.
 	defer in.retire(t)

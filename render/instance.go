@@ -23,11 +23,16 @@ type instance struct {
 	peer     peerCheck
 	ua       string
 
+	// spare holds the prepared browser contexts, up to Options.Spares.
 	spare   chan spareTab
 	closing chan struct{}
-	mu      sync.Mutex // guards closed and wg.Add against shutdown
+	mu      sync.Mutex // guards closed, preparing and wg.Add against shutdown
 	closed  bool
-	wg      sync.WaitGroup // prewarm goroutines
+	// preparing: the goroutine that fills spare runs.
+	preparing bool
+	// prepared receives (without blocking) each time a context is put in spare.
+	prepared chan struct{}
+	wg       sync.WaitGroup // the preparing goroutine
 	// retiring counts browser contexts being disposed of after their render.
 	retiring sync.WaitGroup
 	once     sync.Once
@@ -51,8 +56,9 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 		chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf)))
 	in := &instance{
 		b: b, ctx: bctx, defProxy: def,
-		spare:   make(chan spareTab, 1),
-		closing: make(chan struct{}),
+		spare:    make(chan spareTab, b.opts.Spares),
+		prepared: make(chan struct{}, 1),
+		closing:  make(chan struct{}),
 	}
 	in.cancel = func() { bcancel(); acancel() }
 	fail := func(err error) (*instance, error) {
@@ -75,14 +81,15 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return fail(fmt.Errorf("read version: %w", err))
 	}
-	in.ua = v.UserAgent
-	b.ua = v.UserAgent
+	ua := v.UserAgent
+	in.ua = ua
+	b.ua = ua
 	pid := 0
 	if p := in.cdp.Process(); p != nil {
 		pid = p.Pid
 	}
 	in.peer = newPeerCheck(pid)
-	b.log.Info("chromium started", "path", b.execPath, "product", v.Product, "pid", pid, "user_agent", v.UserAgent+b.opts.UASuffix)
+	b.log.Info("chromium started", "path", b.execPath, "product", v.Product, "pid", pid, "user_agent", ua+b.opts.UASuffix)
 
 	t, err := in.newTab(ctx)
 	if err != nil {
@@ -91,6 +98,7 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 	in.spare <- spareTab{t: t}
 	in.checkOmnibox(vctx)
 	go in.watch()
+	in.replenish()
 	return in, nil
 }
 
@@ -156,33 +164,55 @@ func (in *instance) explain(ctx context.Context, err error) error {
 	return err
 }
 
-// takeTab returns the prepared browser context and starts preparing the next.
+// takeTab returns a prepared browser context: a ready one, else the one
+// being prepared, else a new one made now. It does not start preparing the
+// next: replenish does, once the render has read its page.
 func (in *instance) takeTab(ctx context.Context) (*tab, error) {
-	if in.b.opts.NoSpare {
-		select {
-		case s := <-in.spare: // the one launch prepared
-			if s.err == nil {
-				return s.t, nil
-			}
-		default:
+	for {
+		if s, ok := in.ready(); ok {
+			return in.use(ctx, s)
 		}
-		return in.newTab(ctx)
+		in.mu.Lock()
+		preparing := in.preparing
+		in.mu.Unlock()
+		if !preparing {
+			if s, ok := in.ready(); ok { // put there as the preparing ended
+				return in.use(ctx, s)
+			}
+			return in.newTab(ctx)
+		}
+		select {
+		case s := <-in.spare:
+			return in.use(ctx, s)
+		case <-in.prepared:
+			// Another render took it; look again.
+		case <-in.cdp.LostConnection:
+			return nil, ErrBrowserCrashed
+		case <-in.closing:
+			return nil, ErrClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
+}
+
+// ready takes a prepared context without waiting.
+func (in *instance) ready() (spareTab, bool) {
 	select {
 	case s := <-in.spare:
-		in.prewarm()
-		if s.err == nil {
-			return s.t, nil
-		}
-		in.b.log.Warn("prepare browser context", "err", s.err)
-		return in.newTab(ctx)
-	case <-in.cdp.LostConnection:
-		return nil, ErrBrowserCrashed
-	case <-in.closing:
-		return nil, ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		return s, true
+	default:
+		return spareTab{}, false
 	}
+}
+
+// use returns a prepared context, or a new one when preparing it failed.
+func (in *instance) use(ctx context.Context, s spareTab) (*tab, error) {
+	if s.err == nil {
+		return s.t, nil
+	}
+	in.b.log.Warn("prepare browser context", "err", s.err)
+	return in.newTab(ctx)
 }
 
 // retire disposes of a render's browser context in the background; a
@@ -191,26 +221,59 @@ func (in *instance) retire(t *tab) {
 	in.retiring.Go(t.close)
 }
 
-// prewarm prepares the next browser context in the background (≈0.4 s that
-// the next render does not wait for), unless Options.NoSpare.
-func (in *instance) prewarm() {
+// replenish prepares browser contexts in the background, one at a time,
+// until Options.Spares are ready (≈0.15 s each that no render waits for),
+// unless Options.NoSpare. Renders call it once they have read their page,
+// so that at low load a context is prepared while the browser is
+// otherwise idle and never competes with a navigation; at full load the
+// pool keeps one ready for each renderer.
+func (in *instance) replenish() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.closed || in.b.opts.NoSpare {
+	if in.closed || in.preparing || in.b.opts.NoSpare || len(in.spare) >= cap(in.spare) {
 		return
 	}
+	in.preparing = true
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
-		t, err := in.newTab(in.ctx)
-		select {
-		case in.spare <- spareTab{t: t, err: err}:
-		case <-in.closing:
-			if t != nil {
-				t.close()
-			}
+		for in.prepareOne() {
 		}
 	}()
+}
+
+// prepareOne puts one new context in spare and reports whether another
+// is wanted.
+func (in *instance) prepareOne() bool {
+	stop := func() bool {
+		in.mu.Lock()
+		in.preparing = false
+		in.mu.Unlock()
+		return false
+	}
+	t, err := in.newTab(in.ctx)
+	select {
+	case in.spare <- spareTab{t: t, err: err}:
+	case <-in.closing:
+		if t != nil {
+			t.close()
+		}
+		return stop()
+	}
+	select {
+	case in.prepared <- struct{}{}:
+	default:
+	}
+	if err != nil {
+		return stop() // the next render tries again
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed || len(in.spare) >= cap(in.spare) {
+		in.preparing = false
+		return false
+	}
+	return true
 }
 
 // shutdown stops the process and everything of it. It is idempotent.
@@ -226,12 +289,10 @@ func (in *instance) shutdown() {
 		in.cancel()
 		in.wg.Wait()
 		in.retiring.Wait()
-		select {
-		case s := <-in.spare:
-			if s.t != nil {
+		for len(in.spare) > 0 {
+			if s := <-in.spare; s.t != nil {
 				s.t.proxy.close() // its browser context went with the process
 			}
-		default:
 		}
 		in.defProxy.close()
 	})

@@ -152,17 +152,7 @@ func TestRenderLeavesNothing(t *testing.T) {
 // the running instance.
 func waitSpare(tb testing.TB, b *Browser) *instance {
 	tb.Helper()
-	in, err := b.instance(context.Background())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	select {
-	case s := <-in.spare:
-		in.spare <- s
-	case <-time.After(20 * time.Second):
-		tb.Fatal("no browser context prepared")
-	}
-	return in
+	return waitSpares(tb, b, 1)
 }
 
 // TestBrowserRestart: when Chromium dies during a render, the render says

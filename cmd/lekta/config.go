@@ -43,6 +43,9 @@ type config struct {
 	chromium  string
 	// renderBudget is the page time the render lane grants a page.
 	renderBudget time.Duration
+	// renderSpares is how many browser contexts the browser keeps
+	// prepared: serve's --renderers (render.Options.Spares).
+	renderSpares int
 
 	redisURL     string
 	redisCluster bool
@@ -218,6 +221,7 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 	p.lazy = &lazyBrowser{opts: render.Options{
 		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
 		UASuffix: p.identity.RenderSuffix(), Logger: logger, Budget: c.renderBudget,
+		Spares: c.renderSpares,
 	}}
 	ac := audit.Config{
 		Guard: g, Renderer: p.lazy, Store: p.store, Token: p.identity.Token,

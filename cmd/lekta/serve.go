@@ -158,6 +158,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer ln.Close()
 	// The store, browser and auditor log warnings only: the server writes
 	// the one line per audit itself.
+	cfg.renderSpares = sf.renderers // one prepared browser context per renderer
 	p, err := cfg.start(ctx, newLogger(stderr, sf.logFormat, slog.LevelWarn))
 	if err != nil {
 		return exitWith(exitFor(err), err)
