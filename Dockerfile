@@ -1,4 +1,4 @@
-# Lekta service image: the Go binary plus Debian's Chromium, running as an
+# Lekta service image: the Go binary plus Debian's Chromium headless shell, running as an
 # unprivileged user (Chromium keeps its sandbox; see SECURITY.md).
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
@@ -9,7 +9,7 @@ RUN CGO_ENABLED=0 go build -trimpath -o /out/lekta ./cmd/lekta
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium ca-certificates fonts-dejavu-core \
+ && apt-get install -y --no-install-recommends chromium-headless-shell ca-certificates fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --home-dir /home/lekta lekta \
  && install -d -o lekta -g lekta -m 0700 /var/lib/lekta

@@ -74,9 +74,13 @@ bin/lekta-base:
 		(cd $$dir && $(GO) build -o $(CURDIR)/bin/lekta-base ./cmd/lekta); \
 		status=$$?; git worktree remove --force $$dir; exit $$status
 
+## chromium: Debian's Chromium headless shell, which renders (render.FindBrowser
+## prefers it), and the browser, for `make bench`'s cold --dump-dom.
 chromium:
-	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then :; \
-	else echo "installing chromium (Debian package)"; $(APT) update -qq && $(APT) install -y -qq chromium >/dev/null; fi
+	@want=""; \
+	command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || want="chromium"; \
+	[ -x /usr/lib/chromium/chromium-headless-shell ] || command -v chrome-headless-shell >/dev/null || want="$$want chromium-headless-shell"; \
+	if [ -n "$$want" ]; then echo "installing$$want (Debian packages)"; $(APT) update -qq && $(APT) install -y -qq $$want >/dev/null; fi
 
 postgres:
 	@command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \

@@ -6,7 +6,7 @@ import "errors"
 // compare with errors.Is.
 var (
 	// ErrBrowserMissing: no Chromium binary was found.
-	ErrBrowserMissing = errors.New("chromium not found (install the Debian package \"chromium\" or pass --chromium PATH)")
+	ErrBrowserMissing = errors.New("chromium not found (install the Debian package \"chromium-headless-shell\" or \"chromium\", or pass --chromium PATH)")
 	// ErrBrowserCrashed: the Chromium process died during the render. The
 	// next Render starts a new one.
 	ErrBrowserCrashed = errors.New("browser crashed")

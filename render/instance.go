@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -81,7 +82,7 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return fail(fmt.Errorf("read version: %w", err))
 	}
-	ua := v.UserAgent
+	ua := browserUA(v.UserAgent)
 	in.ua = ua
 	b.ua = ua
 	pid := 0
@@ -100,6 +101,18 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 	go in.watch()
 	in.replenish()
 	return in, nil
+}
+
+// chromeVersion matches the product token of a Chromium user agent.
+var chromeVersion = regexp.MustCompile(`(?:Headless)?Chrome/([0-9]+)[0-9.]*`)
+
+// browserUA is the user agent the lane sends, the same whichever binary
+// runs: the browser's headless mode calls itself HeadlessChrome with the
+// major version only (user-agent reduction), the headless shell adds its
+// full version, so the shell's is written as the browser's. Headless it
+// says, and headless it stays: the lane never passes for a browser.
+func browserUA(ua string) string {
+	return chromeVersion.ReplaceAllString(ua, "HeadlessChrome/${1}.0.0.0")
 }
 
 // checkOmnibox logs loudly when Chromium runs address-bar popup renderers,

@@ -20,6 +20,9 @@ import (
 //   - every permission request is declined (notifications, geolocation,
 //     camera and microphone, the Permissions API).
 //
+// It also blocks window.open without a user gesture, as Chrome's popup
+// blocker does (not a refused feature: a browser blocks it too).
+//
 // refusalsJS runs at the start of every document, before the page's own
 // scripts, and notes which of these the page tried; the lane reports them
 // (compare.RenderDetails.RefusedFeatures). Workers are not reached by it:
@@ -85,6 +88,14 @@ if (navigator.permissions) {
       addEventListener() {}, removeEventListener() {}, dispatchEvent() { return false; }});
   };
 }
+// Popups: as Chrome's popup blocker does, window.open without a user
+// gesture opens nothing (the headless shell has no blocker of its own);
+// a popup that opens anyway is closed when its target appears.
+const openWindow = W.open;
+W.open = function open(...args) {
+  if (!(navigator.userActivation && navigator.userActivation.isActive)) return null;
+  return openWindow.apply(this, args);
+};
 Object.defineProperty(W, KEY, {enumerable: false, configurable: false, writable: false, value: () => Array.from(tried)});
 })()`
 

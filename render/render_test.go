@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,13 @@ func TestRenderContent(t *testing.T) {
 		if h.UA != ua {
 			t.Errorf("%s sent user agent %q, want %q", h.Path, h.UA, ua)
 		}
+		// The browser's default languages, whichever binary runs.
+		if h.Lang != "en-US,en;q=0.9" {
+			t.Errorf("%s sent Accept-Language %q, want the browser's default en-US,en;q=0.9", h.Path, h.Lang)
+		}
+	}
+	if !strings.Contains(ua, "HeadlessChrome/") || !regexp.MustCompile(`Chrome/[0-9]+\.0\.0\.0 `).MatchString(ua) {
+		t.Errorf("user agent %q: want HeadlessChrome with the major version only, as the browser's headless mode sends", ua)
 	}
 	if trackers := s.hitsMatching(func(h hit) bool { return trackerHost(h.Host) || h.Host == "www.facebook.com" }); len(trackers) > 0 {
 		t.Errorf("analytics hosts were contacted: %v", trackers)

@@ -53,6 +53,8 @@ type hit struct {
 	BodyLen int
 	// At is when the request arrived.
 	At time.Time
+	// Lang is the Accept-Language header.
+	Lang string
 }
 
 // site is the local test web site: pages from testdata and a few dynamic
@@ -238,6 +240,7 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		Host: host, Path: r.URL.Path, Query: r.URL.RawQuery, UA: r.UserAgent(), Method: r.Method, Scheme: "http", URI: r.RequestURI,
 		Cookie: r.Header.Get("Cookie"), Authorization: r.Header.Get("Authorization"),
 		ACRM: r.Header.Get("Access-Control-Request-Method"), BodyLen: int(n), At: time.Now(),
+		Lang: r.Header.Get("Accept-Language"),
 	}
 	if r.TLS != nil {
 		h.Scheme = "https"
@@ -433,7 +436,9 @@ func testLogger() *slog.Logger {
 
 // testOptions are the options of test browsers on s.
 func testOptions(s *site) Options {
-	return Options{Dial: s.dial, CheckURL: s.checkURL, UASuffix: testSuffix, Logger: testLogger(), RootCAs: s.roots}
+	// LEKTA_TEST_CHROMIUM runs the tests on another binary (the browser
+	// rather than its headless shell, say).
+	return Options{Dial: s.dial, CheckURL: s.checkURL, UASuffix: testSuffix, Logger: testLogger(), RootCAs: s.roots, ExecPath: os.Getenv("LEKTA_TEST_CHROMIUM")}
 }
 
 // mustBrowser returns the shared browser and site. Without Chromium the
@@ -457,7 +462,7 @@ func requireBrowser(tb testing.TB, err error) {
 		return
 	}
 	if errors.Is(err, ErrBrowserMissing) && os.Getenv("CI") == "" {
-		tb.Skipf("no Chromium (install the Debian package chromium): %v", err)
+		tb.Skipf("no Chromium (install the Debian package chromium-headless-shell): %v", err)
 	}
 	tb.Fatalf("start browser: %v", err)
 }

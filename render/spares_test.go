@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -73,4 +74,37 @@ func waitSpares(tb testing.TB, b *Browser, n int) *instance {
 		}
 	}
 	return in
+}
+
+func TestBrowserUA(t *testing.T) {
+	t.Parallel()
+	const head, tail = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) ", " Safari/537.36"
+	for _, tc := range []struct{ name, in, want string }{
+		{"headless shell, full version", "HeadlessChrome/156.0.8078.114", "HeadlessChrome/156.0.0.0"},
+		{"browser's headless mode", "HeadlessChrome/156.0.0.0", "HeadlessChrome/156.0.0.0"},
+		{"a browser that says Chrome", "Chrome/157.0.1.2", "HeadlessChrome/157.0.0.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := browserUA(head + tc.in + tail); got != head+tc.want+tail {
+				t.Errorf("browserUA = %q, want %q", got, head+tc.want+tail)
+			}
+		})
+	}
+}
+
+// TestFindBrowserPrefersHeadlessShell: with Debian's headless shell
+// installed (make test installs it), it is the browser found.
+func TestFindBrowserPrefersHeadlessShell(t *testing.T) {
+	const shell = "/usr/lib/chromium/chromium-headless-shell"
+	if _, err := os.Stat(shell); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no headless shell at %s (the Debian package chromium-headless-shell): %v", shell, err)
+		}
+		t.Skipf("no headless shell: %v", err)
+	}
+	got, err := FindBrowser("")
+	if err != nil || got != shell {
+		t.Errorf("FindBrowser = %q, %v; want %s", got, err, shell)
+	}
 }

@@ -19,6 +19,10 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// acceptLanguage is the languages the lane's browser asks for, as
+// Chromium's default profile does (Accept-Language: en-US,en;q=0.9).
+const acceptLanguage = "en-US,en"
+
 // disposeTimeout bounds the disposal of a browser context.
 const disposeTimeout = 5 * time.Second
 
@@ -94,7 +98,9 @@ func (t *tab) setup(ctx context.Context, ua string) error {
 			return err
 		}},
 		{"set user agent", func() error {
-			_, err := cdp.Call(ctx, t.target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua})
+			// The languages are the browser's defaults, spelled out so that
+			// the headless shell (which offers en-US only) sends the same.
+			_, err := cdp.Call(ctx, t.target, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua, AcceptLanguage: acceptLanguage})
 			return err
 		}},
 		{"set viewport", func() error {
