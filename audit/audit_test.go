@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden reports in testdata/
 var sitePages = []string{
 	"index.html", "js-title.html", "js-meta-description.html", "js-canonical.html",
 	"noindex-added.html", "noindex-removed.html", "json-ld.html", "fetch-content.html",
-	"links-added.html", "shadow.html", "spa.html", "images-analytics.html",
+	"links-added.html", "shadow.html", "spa.html", "images-analytics.html", "hash-router.html",
 }
 
 // TestAuditSitePages audits every test page once and checks the report

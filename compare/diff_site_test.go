@@ -115,6 +115,21 @@ var renderedPages = map[string]string{
 <script src="/js/app.js"></script>
 <script>/* renders the app */</script>
 </body></html>`,
+	"hash-router.html": `<!DOCTYPE html><html lang="en"><head>
+<meta charset="utf-8">
+<title>Docs | Lekta Test Shop</title>
+<meta name="description" content="Documentation served by a hash router.">
+<link rel="canonical" href="/hash-router.html">
+</head><body>
+<nav id="sidebar">
+<a href="#/">Home</a>
+<a href="#/guide">Guide</a>
+<a href="#!/faq">FAQ</a>
+<a href="/index.html">The shop</a>
+</nav>
+<main id="view"><h1>Glaze notes</h1><p>Every firing leaves its own ash glaze on the pots.</p><a href="#/glossary">Glossary</a></main>
+<script>/* the hash router */</script>
+</body></html>`,
 }
 
 // siteDiffCases are the expected differences of each test site page: the
@@ -160,6 +175,10 @@ var siteDiffCases = []struct {
 	{page: "shadow.html",
 		rows:     map[string]Change{"headings": ChangeChanged, "links": ChangeRenderOnly, "word_count": ChangeChanged},
 		codes:    []string{CodeHeadingsRenderOnly, CodeLinksRenderOnly, CodeContentRenderOnly},
+		critical: true},
+	{page: "hash-router.html",
+		rows:     map[string]Change{"h1": ChangeRenderOnly, "headings": ChangeRenderOnly, "word_count": ChangeChanged},
+		codes:    []string{CodeH1RenderOnly, CodeContentRenderOnly, CodeLinksUncrawlable},
 		critical: true},
 	{page: "spa.html",
 		rows:     map[string]Change{"h1": ChangeRenderOnly, "headings": ChangeRenderOnly, "links": ChangeRenderOnly, "word_count": ChangeChanged},
