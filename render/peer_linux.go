@@ -5,6 +5,7 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,7 +16,8 @@ import (
 
 // procPeers accepts a proxy connection only when the client socket belongs
 // to the browser process or one of its descendants (Chromium's network
-// service is a child process). It looks the socket up in /proc/net/tcp and
+// service is a child process). It looks the socket up with the kernel's
+// socket diagnostics (/proc/net/tcp where those are unavailable) and in
 // the processes' fd tables, so a local program that finds the proxy port
 // cannot use the proxy, and neither can page script that somehow reached
 // loopback directly.
@@ -48,7 +50,11 @@ func (pp *procPeers) check(c net.Conn) error {
 	if !ok1 || !ok2 || remote.IP.To4() == nil {
 		return fmt.Errorf("not an IPv4 TCP connection")
 	}
-	inode, err := socketInode(remote.Port, local.Port)
+	// The client's socket: bound to its port, connected to the proxy's.
+	inode, err := diagInode(remote, local)
+	if errors.Is(err, errNoDiag) {
+		inode, err = socketInode(remote.Port, local.Port)
+	}
 	if err != nil {
 		return err
 	}

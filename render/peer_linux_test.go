@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,4 +97,80 @@ func TestPeerCheckUnderParallelRenders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiagInode: the kernel's socket diagnostics name the same socket as
+// the process's own fd table and /proc/net/tcp, for the client's end of a
+// connection, and say gone once the client closed it.
+func TestDiagInode(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f, err := c.(*net.TCPConn).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := os.Readlink("/proc/self/fd/" + itoa(int(f.Fd())))
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, server := s.RemoteAddr().(*net.TCPAddr), s.LocalAddr().(*net.TCPAddr)
+	got, err := diagInode(client, server)
+	if err != nil {
+		t.Fatalf("diagInode: %v", err)
+	}
+	if want := "socket:[" + strconv.FormatUint(got, 10) + "]"; link != want {
+		t.Errorf("diagInode = %s, the client's fd is %s", want, link)
+	}
+	if proc, err := socketInode(client.Port, server.Port); err != nil || proc != got {
+		t.Errorf("/proc/net/tcp says %d (%v), diagnostics %d", proc, err, got)
+	}
+	c.Close()
+	time.Sleep(50 * time.Millisecond) // the FIN reaches the server's end
+	if _, err := diagInode(client, server); !errors.Is(err, errPeerGone) {
+		t.Errorf("after the client closed: %v, want errPeerGone", err)
+	}
+}
+
+// BenchmarkSocketLookup: finding a connection's socket with the kernel's
+// diagnostics against reading /proc/net/tcp.
+func BenchmarkSocketLookup(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	client, server := c.LocalAddr().(*net.TCPAddr), c.RemoteAddr().(*net.TCPAddr)
+	b.Run("diag", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := diagInode(client, server); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("proc", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := socketInode(client.Port, server.Port); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
