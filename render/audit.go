@@ -231,9 +231,6 @@ func (a *audit) run(ctx context.Context) (*compare.Snapshot, error) {
 	snapStart := time.Now()
 	dom, err := a.snapshot(snapCtx)
 	a.stages.timing.Snapshot = time.Since(snapStart)
-	// The browser is done with this page: prepare the next context now,
-	// while the report is made, rather than during the navigation.
-	a.in.replenish()
 	if err != nil {
 		return nil, a.explain(ctx, rctx, fmt.Errorf("snapshot: %w", err))
 	}

@@ -219,7 +219,9 @@ func (b *Browser) Render(ctx context.Context, req Request) (*compare.Snapshot, e
 	}
 	b.inUse.Add(1)
 	defer b.inUse.Add(-1)
-	// A render that failed before it read its page replaces its context now.
+	// The browser is done with the page once Render returns (it has read
+	// it, or failed): prepare the next context then, while the report is
+	// made, rather than during this navigation.
 	defer in.replenish()
 	// The context is disposed of after Render returns: the report does not
 	// wait for it.

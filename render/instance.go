@@ -29,11 +29,10 @@ type instance struct {
 	closing chan struct{}
 	mu      sync.Mutex // guards closed, preparing and wg.Add against shutdown
 	closed  bool
-	// preparing: the goroutine that fills spare runs.
-	preparing bool
-	// prepared receives (without blocking) each time a context is put in spare.
-	prepared chan struct{}
-	wg       sync.WaitGroup // the preparing goroutine
+	// preparing is non-nil while the goroutine that fills spare runs, and
+	// closed when it stops, which wakes every render waiting for it.
+	preparing chan struct{}
+	wg        sync.WaitGroup // the preparing goroutine
 	// retiring counts browser contexts being disposed of after their render.
 	retiring sync.WaitGroup
 	once     sync.Once
@@ -57,9 +56,8 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 		chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf)))
 	in := &instance{
 		b: b, ctx: bctx, defProxy: def,
-		spare:    make(chan spareTab, b.opts.Spares),
-		prepared: make(chan struct{}, 1),
-		closing:  make(chan struct{}),
+		spare:   make(chan spareTab, b.opts.Spares),
+		closing: make(chan struct{}),
 	}
 	in.cancel = func() { bcancel(); acancel() }
 	fail := func(err error) (*instance, error) {
@@ -182,23 +180,21 @@ func (in *instance) explain(ctx context.Context, err error) error {
 // next: replenish does, once the render has read its page.
 func (in *instance) takeTab(ctx context.Context) (*tab, error) {
 	for {
-		if s, ok := in.ready(); ok {
-			return in.use(ctx, s)
-		}
 		in.mu.Lock()
 		preparing := in.preparing
 		in.mu.Unlock()
-		if !preparing {
-			if s, ok := in.ready(); ok { // put there as the preparing ended
-				return in.use(ctx, s)
-			}
+		// A context put in spare before the preparing stopped is seen here.
+		if s, ok := in.ready(); ok {
+			return in.use(ctx, s)
+		}
+		if preparing == nil {
 			return in.newTab(ctx)
 		}
 		select {
 		case s := <-in.spare:
 			return in.use(ctx, s)
-		case <-in.prepared:
-			// Another render took it; look again.
+		case <-preparing:
+			// It stopped, and another render may have taken the last one.
 		case <-in.cdp.LostConnection:
 			return nil, ErrBrowserCrashed
 		case <-in.closing:
@@ -243,27 +239,25 @@ func (in *instance) retire(t *tab) {
 func (in *instance) replenish() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.closed || in.preparing || in.b.opts.NoSpare || len(in.spare) >= cap(in.spare) {
+	if in.closed || in.preparing != nil || in.b.opts.NoSpare || len(in.spare) >= cap(in.spare) {
 		return
 	}
-	in.preparing = true
+	in.preparing = make(chan struct{})
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
 		for in.prepareOne() {
 		}
+		in.mu.Lock()
+		close(in.preparing)
+		in.preparing = nil
+		in.mu.Unlock()
 	}()
 }
 
 // prepareOne puts one new context in spare and reports whether another
 // is wanted.
 func (in *instance) prepareOne() bool {
-	stop := func() bool {
-		in.mu.Lock()
-		in.preparing = false
-		in.mu.Unlock()
-		return false
-	}
 	t, err := in.newTab(in.ctx)
 	select {
 	case in.spare <- spareTab{t: t, err: err}:
@@ -271,22 +265,14 @@ func (in *instance) prepareOne() bool {
 		if t != nil {
 			t.close()
 		}
-		return stop()
-	}
-	select {
-	case in.prepared <- struct{}{}:
-	default:
+		return false
 	}
 	if err != nil {
-		return stop() // the next render tries again
+		return false // the next render tries again
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.closed || len(in.spare) >= cap(in.spare) {
-		in.preparing = false
-		return false
-	}
-	return true
+	return !in.closed && len(in.spare) < cap(in.spare)
 }
 
 // shutdown stops the process and everything of it. It is idempotent.
