@@ -104,19 +104,7 @@ func TestPeerCheckUnderParallelRenders(t *testing.T) {
 // connection, and say gone once the client closed it.
 func TestDiagInode(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, s := loopbackPair(t)
 	defer s.Close()
 	f, err := c.(*net.TCPConn).File()
 	if err != nil {
@@ -148,16 +136,9 @@ func TestDiagInode(t *testing.T) {
 // BenchmarkSocketLookup: finding a connection's socket with the kernel's
 // diagnostics against reading /proc/net/tcp.
 func BenchmarkSocketLookup(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, s := loopbackPair(b)
 	defer c.Close()
+	defer s.Close()
 	client, server := c.LocalAddr().(*net.TCPAddr), c.RemoteAddr().(*net.TCPAddr)
 	b.Run("diag", func(b *testing.B) {
 		for b.Loop() {
@@ -173,4 +154,23 @@ func BenchmarkSocketLookup(b *testing.B) {
 			}
 		}
 	})
+}
+
+// loopbackPair is both ends of a fresh loopback TCP connection: the
+// client's and the one its listener accepted.
+func loopbackPair(tb testing.TB) (client, server net.Conn) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	if client, err = net.Dial("tcp", ln.Addr().String()); err != nil {
+		tb.Fatal(err)
+	}
+	if server, err = ln.Accept(); err != nil {
+		client.Close()
+		tb.Fatal(err)
+	}
+	return client, server
 }

@@ -175,12 +175,15 @@ func (m *metrics) observe(r *audit.Report) {
 		return
 	}
 	if t := rl.Timing; t != nil {
+		// document_request and load are points that may not come (0):
+		// those are not counted.
 		for _, st := range []struct {
-			name string
-			ms   int64
-		}{{"context", t.ContextMS}, {"navigate", t.NavigateMS}, {"document_request", t.DocumentRequestMS},
-			{"load", t.LoadMS}, {"settle", t.SettleMS}, {"snapshot", t.SnapshotMS}} {
-			if st.ms > 0 || st.name != "document_request" && st.name != "load" {
+			name  string
+			ms    int64
+			point bool
+		}{{"context", t.ContextMS, false}, {"navigate", t.NavigateMS, false}, {"document_request", t.DocumentRequestMS, true},
+			{"load", t.LoadMS, true}, {"settle", t.SettleMS, false}, {"snapshot", t.SnapshotMS, false}} {
+			if !st.point || st.ms > 0 {
 				m.renderStage.WithLabelValues(st.name).Observe((time.Duration(st.ms) * time.Millisecond).Seconds())
 			}
 		}
