@@ -26,7 +26,7 @@ func PrivateDir(dir string) error {
 	if !modesMatter {
 		return os.MkdirAll(dir, 0o700)
 	}
-	st, err := os.Stat(dir)
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("create data dir %s: %w", dir, err)
@@ -34,11 +34,14 @@ func PrivateDir(dir string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("data dir %s: %w", dir, err)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
 		return fmt.Errorf("read data dir %s: %w", dir, err)
+	}
+	// The mode is read after the entries: a process opening the same
+	// empty dir makes it private before it writes a file in it, so once
+	// its file is seen, so is its chmod (six openers at once raced here).
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("data dir %s: %w", dir, err)
 	}
 	if st.Mode().Perm()&othersBits != 0 {
 		if len(entries) > 0 {
