@@ -20,7 +20,7 @@ DOCSIFY_VERSION   := 4.13.1
 DOCSIFY_INTEGRITY := sha512-BsDypTBhw0mfslw9kZgAspCMZSM+sUIIDg5K/t1hNLkvbem9h64ZQc71e1IpY+iWsi/KdeqfazDfg52y2Lmm0A==
 DOCSIFY_TGZ       := $(BENCH_ASSETS)/docsify-$(DOCSIFY_VERSION).tgz
 
-.PHONY: build run test bench bench-assets chromium redis postgres vet bin/lekta-base
+.PHONY: build run test bench bench-assets chromium redis postgres node vet bin/lekta-base
 
 build:
 	$(GO) build -o $(BIN) ./cmd/lekta
@@ -29,9 +29,10 @@ build:
 run: build chromium
 	./$(BIN) serve $(ARGS)
 
-## test: install Chromium, redis-server and PostgreSQL if missing, start Redis if none answers, run every test.
+## test: install Chromium, redis-server, PostgreSQL and Node.js if missing, start Redis if none answers, run every test.
 ## Tests start their own throw-away PostgreSQL clusters (initdb, pg_ctl); they never use the system's.
-test: chromium redis postgres vet
+## The framework corpus (internal/corpus) fetches its pinned npm packages into .cache/corpus on first use.
+test: chromium redis postgres node vet
 	$(GO) test -race -timeout 25m ./...
 
 vet:
@@ -81,6 +82,10 @@ chromium:
 	command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || want="chromium"; \
 	[ -x /usr/lib/chromium/chromium-headless-shell ] || command -v chrome-headless-shell >/dev/null || want="$$want chromium-headless-shell"; \
 	if [ -n "$$want" ]; then echo "installing$$want (Debian packages)"; $(APT) update -qq && $(APT) install -y -qq $$want >/dev/null; fi
+
+## node: Node.js runs the framework corpus's server renderers and Svelte's compiler.
+node:
+	@command -v node >/dev/null || { echo "installing nodejs (Debian package)"; $(APT) update -qq && $(APT) install -y -qq nodejs >/dev/null; }
 
 postgres:
 	@command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \

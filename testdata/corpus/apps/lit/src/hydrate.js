@@ -1,0 +1,2 @@
+import '@lit-labs/ssr-client/lit-element-hydrate-support.js';
+import './shop-app.js';

@@ -1,0 +1,1 @@
+import './shop-app.js';
