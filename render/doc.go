@@ -36,9 +36,9 @@
 // jumping to the next timer otherwise, within a budget of page time
 // (Options.Budget, 5 s); a script installed at document start counts what
 // the page has scheduled (timers, intervals, animation frames, idle
-// callbacks, observers), the viewport is tall (Options.ViewportHeight) so
-// lazy sections are in view, and a frame is rendered whenever the page
-// changed so layout-triggered callbacks run. The snapshot says why the
+// callbacks, observers, messages it posts to itself), the viewport is
+// tall (Options.ViewportHeight) so lazy sections are in view, and a frame
+// is rendered whenever the page changed so layout-triggered callbacks run. The snapshot says why the
 // render stopped (SettledBy: idle, budget, deadline, request_budget) and
 // how much page time the page used. Options.SettleTimeout and the caller's
 // deadline cap the wall time. Render then serializes the DOM, open shadow

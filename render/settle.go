@@ -2,17 +2,9 @@ package render
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"time"
-
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 )
 
 // The completeness rule. A render ends when the page has no more work to
@@ -26,8 +18,10 @@ import (
 //   - a script installed at document start (pageStateJS) keeps count of what
 //     the page has scheduled: timeouts and when they fall due, intervals,
 //     animation frames, idle callbacks (run within 50 ms of page time when
-//     the browser finds no idle period) and observers waiting for their
-//     first notification;
+//     the browser finds no idle period), observers waiting for their first
+//     notification, and the messages and tasks the page posts to itself
+//     (MessageChannel, postMessage, scheduler.postTask: how React's
+//     scheduler yields);
 //   - the viewport is tall, so sections that appear when scrolled into view
 //     are in view without scrolling;
 //   - after each grant of page time the page renders a frame when anything
@@ -36,6 +30,11 @@ import (
 //
 // The page is idle when nothing is in flight and nothing is scheduled within
 // the budget; it ran out of budget when work remains at the end of it. A
+// page that looks idle at its load event is done only once a message
+// posted after its own has come through with nothing new done, posted or
+// requested (idleAtLoad); otherwise page time runs on until Chromium
+// reports the grant's end, which it does only when the page has nothing
+// left to run. A
 // wall-clock cap (Options.SettleTimeout, the caller's deadline) ends a page
 // whose requests never finish.
 
@@ -75,140 +74,6 @@ const (
 	frameNudge = 250 * time.Millisecond
 )
 
-// pageStateJS runs at the start of every document, before the page's own
-// scripts, in the page's world (it must see the page's timers). It wraps
-// the scheduling functions to keep count and exposes the counts under a
-// random, non-enumerable, non-writable property named %[1]q. The counts
-// decide only when to stop waiting: a page that lies to them ends its
-// render early or at the budget, never later than the caps.
-const pageStateJS = `(() => {
-const KEY = %[1]q;
-const W = window;
-if (Object.prototype.hasOwnProperty.call(W, KEY)) return;
-const P = performance, now = () => P.now();
-const st = {cb: 0, last: 0, mut: 0, obs: 0, timeouts: new Map(), intervals: new Set(), raf: new Set(), idle: new Map(), layout: new Map()};
-const ran = () => { st.cb++; st.last = now(); };
-const sT = W.setTimeout, cT = W.clearTimeout, sI = W.setInterval, cI = W.clearInterval;
-const rAF = W.requestAnimationFrame, cAF = W.cancelAnimationFrame;
-const rIC = W.requestIdleCallback, cIC = W.cancelIdleCallback;
-const forget = (id) => { st.timeouts.delete(id); st.intervals.delete(id); };
-W.setTimeout = function setTimeout(f, ms, ...args) {
-  if (typeof f !== "function") return sT.call(W, f, ms, ...args);
-  let id;
-  id = sT.call(W, function () { st.timeouts.delete(id); ran(); return f.apply(this, arguments); }, ms, ...args);
-  st.timeouts.set(id, now() + Math.max(0, Number(ms) || 0));
-  return id;
-};
-W.clearTimeout = function clearTimeout(id) { forget(id); return cT.call(W, id); };
-W.setInterval = function setInterval(f, ms, ...args) {
-  if (typeof f !== "function") return sI.call(W, f, ms, ...args);
-  const id = sI.call(W, function () { ran(); return f.apply(this, arguments); }, ms, ...args);
-  st.intervals.add(id);
-  return id;
-};
-W.clearInterval = function clearInterval(id) { forget(id); return cI.call(W, id); };
-if (rAF) {
-  W.requestAnimationFrame = function requestAnimationFrame(f) {
-    let id;
-    id = rAF.call(W, function (t) { st.raf.delete(id); ran(); return f.call(this, t); });
-    st.raf.add(id);
-    return id;
-  };
-  W.cancelAnimationFrame = function cancelAnimationFrame(id) { st.raf.delete(id); return cAF.call(W, id); };
-}
-if (rIC) {
-  let next = 1;
-  W.requestIdleCallback = function requestIdleCallback(f, opts) {
-    const id = next++;
-    let done = false, nid = 0, tid = 0;
-    const run = (deadline) => {
-      if (done) return;
-      done = true; st.idle.delete(id); cIC.call(W, nid); cT.call(W, tid); ran();
-      f(deadline);
-    };
-    nid = rIC.call(W, (d) => run(d), opts);
-    // Without an idle period the browser would run it only at its timeout;
-    // renderers fast-forward, so give it 50 ms of page time.
-    const wait = Math.min(50, (opts && opts.timeout) || 50);
-    tid = sT.call(W, () => run({didTimeout: false, timeRemaining: () => 50}), wait);
-    st.idle.set(id, () => { done = true; cIC.call(W, nid); cT.call(W, tid); });
-    return id;
-  };
-  W.cancelIdleCallback = function cancelIdleCallback(id) { const c = st.idle.get(id); if (c) { c(); st.idle.delete(id); } };
-}
-const watch = (name) => {
-  const O = W[name];
-  if (typeof O !== "function") return;
-  const wrapped = class extends O {
-    constructor(cb, opts) {
-      let self;
-      super(function (entries, o) { st.layout.set(self, 0); ran(); return cb.call(this, entries, o); }, opts);
-      self = this;
-      st.layout.set(this, 0);
-    }
-    observe(t, o) { st.obs++; st.layout.set(this, (st.layout.get(this) || 0) + 1); return super.observe(t, o); }
-    disconnect() { st.layout.delete(this); return super.disconnect(); }
-  };
-  Object.defineProperty(W, name, {value: wrapped, writable: true, configurable: true});
-};
-watch("IntersectionObserver");
-watch("ResizeObserver");
-new MutationObserver((records) => { st.mut += records.length; st.last = now(); })
-  .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-Object.defineProperty(W, KEY, {enumerable: false, configurable: false, writable: false, value: () => {
-  let due = -1, layout = 0;
-  for (const t of st.timeouts.values()) if (due < 0 || t < due) due = t;
-  for (const n of st.layout.values()) layout += n;
-  let refresh = -1;
-  const meta = document.querySelector('meta[http-equiv="refresh" i]');
-  if (meta) { const s = parseFloat(meta.content); if (s >= 0) refresh = s * 1000; }
-  return {now: now(), last: st.last, callbacks: st.cb, mutations: st.mut, observes: st.obs, refresh: refresh,
-    timeouts: st.timeouts.size, next_due: due, intervals: st.intervals.size, frames: st.raf.size,
-    idle: st.idle.size, layout: layout, load: ((P.getEntriesByType("navigation")[0] || {}).loadEventEnd) || 0};
-}});
-})()`
-
-// pageState is what pageStateJS counts, in page-time milliseconds.
-type pageState struct {
-	Now       float64 `json:"now"`
-	Last      float64 `json:"last"`
-	Callbacks int     `json:"callbacks"`
-	Mutations int     `json:"mutations"`
-	Observes  int     `json:"observes"`
-	Timeouts  int     `json:"timeouts"`
-	NextDue   float64 `json:"next_due"`
-	Intervals int     `json:"intervals"`
-	Frames    int     `json:"frames"`
-	Idle      int     `json:"idle"`
-	Layout    int     `json:"layout"`
-	// Load is the page time of the end of the load event (0 before it).
-	Load float64 `json:"load"`
-	// Refresh is the delay of the refresh the document scheduled (meta
-	// refresh or Refresh header), -1 when none is to come.
-	Refresh float64 `json:"refresh"`
-}
-
-// changedSince reports whether the page did anything since o.
-func (s pageState) changedSince(o pageState) bool {
-	return s.Callbacks != o.Callbacks || s.Mutations != o.Mutations || s.Observes != o.Observes
-}
-
-// needsFrame reports whether a rendered frame could run page callbacks:
-// observers waiting for their first notification, animation frames or idle
-// callbacks pending, or a changed page that has observers at all.
-func (s pageState) needsFrame(prev pageState) bool {
-	return s.Layout > 0 || s.Frames > 0 || s.Idle > 0 || (s.Observes > 0 && s.changedSince(prev))
-}
-
-// scheduled reports whether the page has work planned before page time end.
-func (s pageState) scheduled(end float64) bool {
-	return s.Intervals > 0 || s.Frames > 0 || s.Idle > 0 || s.Layout > 0 ||
-		(s.Timeouts > 0 && s.NextDue <= end) || (s.Refresh >= 0 && s.Load+s.Refresh <= end)
-}
-
-// stateKey is a fresh random property name for pageStateJS.
-func stateKey() string { return "__lekta_" + rand.Text() }
-
 // settleResult is how a render stopped waiting.
 type settleResult struct {
 	by string
@@ -227,10 +92,9 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 	if wall.After(d.work) {
 		wall = d.work
 	}
-	budget := a.opts.Budget
-	end := float64(budget.Milliseconds())
 	ctx, cancel := context.WithDeadline(ctx, wall)
 	defer cancel()
+	budget := a.opts.Budget
 	used, grant := time.Duration(0), min(firstGrant, budget)
 	var prev pageState
 	overtime := false // the one grant past the budget was given
@@ -240,55 +104,25 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 			return a.cut(err)
 		}
 		used += grant
-		st, err := a.pageState(ctx)
+		st, busy, err := a.observe(ctx, prev)
 		if err != nil {
 			return a.cut(err)
-		}
-		changed := false
-		if st.needsFrame(prev) {
-			err := a.renderFrame(ctx)
-			switch {
-			case err == nil:
-				after, err := a.pageState(ctx)
-				if err != nil {
-					return a.cut(err)
-				}
-				changed, st = after.changedSince(st), after
-			case ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded):
-				return a.cut(err)
-			default:
-				// The frame did not come within probeTimeout (seen with
-				// several renders at once): go on without it rather than
-				// end the render; the budget still bounds the page.
-				a.b.log.Debug("frame held back", "url", a.req.URL)
-			}
-		}
-		if a.net.socketOpen() {
-			// Page time does not stop for a connecting WebSocket: wait
-			// for the proxy's refusal before granting more, or the page
-			// would run out its budget before its error handler can run.
-			if err := a.waitSocket(ctx); err != nil {
-				return a.cut(err)
-			}
 		}
 		// A WebSocket that closed gets one more grant for the page's
 		// close handler (to fall back to polling, say), once even at the
 		// budget's end.
 		closed := a.net.takeSocketClosed()
-		quiet := !changed && !closed && !st.scheduled(end) && a.net.quiet()
-		if quiet {
-			if wait := a.net.streamWait(); wait > 0 {
-				// A stream the page opened has not spoken yet.
-				if err := a.waitStream(ctx, wait); err != nil {
-					return a.cut(err)
-				}
-				quiet = false
+		if !busy && !closed {
+			idle, after, err := a.idle(ctx, st)
+			if err != nil {
+				return a.cut(err)
 			}
+			if idle {
+				return a.done(SettledIdle, after)
+			}
+			st = after
 		}
-		switch {
-		case quiet:
-			return a.done(SettledIdle, st)
-		case used >= budget && (!closed || overtime):
+		if used >= budget && (!closed || overtime) {
 			return a.done(SettledBudget, st)
 		}
 		prev = st
@@ -299,6 +133,57 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 		grant = nextGrant(st, budget-used)
 	}
 }
+
+// observe reads the page's state after a grant, renders a frame when one
+// could run page callbacks, and waits for a connecting WebSocket's answer.
+// busy says the page has work in flight, scheduled or just done.
+func (a *audit) observe(ctx context.Context, prev pageState) (st pageState, busy bool, err error) {
+	if st, err = a.pageState(ctx); err != nil {
+		return st, false, err
+	}
+	changed := false
+	if st.needsFrame(prev) {
+		switch err := a.renderFrame(ctx); {
+		case err == nil:
+			after, err := a.pageState(ctx)
+			if err != nil {
+				return st, false, err
+			}
+			changed, st = after.changedSince(st), after
+		case ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded):
+			return st, false, err
+		default:
+			// The frame did not come within probeTimeout (seen with
+			// several renders at once): go on without it rather than
+			// end the render; the budget still bounds the page.
+			a.b.log.Debug("frame held back", "url", a.req.URL)
+		}
+	}
+	if a.net.socketOpen() {
+		// Page time does not stop for a connecting WebSocket: wait for
+		// the proxy's refusal before granting more, or the page would
+		// run out its budget before its error handler can run.
+		if err := a.waitSocket(ctx); err != nil {
+			return st, false, err
+		}
+	}
+	return st, changed || st.scheduled(a.budgetEnd()) || !a.net.quiet(), nil
+}
+
+// idle decides whether a page that looks quiet is done: a stream it
+// opened that has not spoken yet is waited for, and the page is not done.
+// (Its posted tasks have run: page time reached the grant's end, which it
+// does only when the page has nothing left to run, or at the load check,
+// which lets them run; see idleAtLoad.)
+func (a *audit) idle(ctx context.Context, st pageState) (bool, pageState, error) {
+	if wait := a.net.streamWait(); wait > 0 {
+		return false, st, a.waitStream(ctx, wait)
+	}
+	return true, st, nil
+}
+
+// budgetEnd is the end of the page-time budget in page-time milliseconds.
+func (a *audit) budgetEnd() float64 { return float64(a.opts.Budget.Milliseconds()) }
 
 // nextGrant is how much page time to grant next: up to the next timer when
 // only timeouts are waiting, otherwise what remains.
@@ -329,183 +214,4 @@ func (a *audit) cut(err error) settleResult {
 		by = SettledRequestBudget
 	}
 	return settleResult{by: by, pending: pending}
-}
-
-// grantPageTime lets the page run for d of page time and waits until it
-// has (requests in flight stop page time, not the wait).
-func (a *audit) grantPageTime(ctx context.Context, d time.Duration, first bool) error {
-	select {
-	case <-a.budgetExpired: // a stale expiry of an earlier grant
-	default:
-	}
-	streams := a.net.onlyStreams()
-	if err := a.setPageTime(ctx, d, first, streams); err != nil {
-		return err
-	}
-	tick := time.NewTicker(streamGrace / 5)
-	defer tick.Stop()
-	loaded := a.loadFired
-	if !first {
-		loaded = nil
-	}
-	for {
-		select {
-		case <-a.budgetExpired:
-			return nil
-		case <-loaded:
-			// A page that has nothing scheduled once it loaded is done:
-			// do not wait for Chromium to report the grant's end.
-			loaded = nil
-			if a.idleAtLoad(ctx) {
-				return nil
-			}
-		case <-tick.C:
-			// An EventSource opened during the grant holds page time
-			// still for good: grant again, not waiting for it.
-			if !streams && a.net.onlyStreams() {
-				streams = true
-				if err := a.setPageTime(ctx, d, false, true); err != nil {
-					return err
-				}
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-// idleAtLoad reports whether the loaded page has nothing in flight and
-// nothing scheduled.
-func (a *audit) idleAtLoad(ctx context.Context) bool {
-	if !a.net.quiet() || a.net.streamWait() > 0 {
-		return false
-	}
-	st, err := a.pageState(ctx)
-	return err == nil && !st.scheduled(float64(a.opts.Budget.Milliseconds())) && st.Observes == 0
-}
-
-// setPageTime sets the virtual time policy for a grant of d.
-func (a *audit) setPageTime(ctx context.Context, d time.Duration, first, streams bool) error {
-	ms := float64(d.Milliseconds())
-	policy := emulation.VirtualTimePolicyPauseIfNetworkFetchesPending
-	if streams {
-		// Only an EventSource is in flight, a fetch that never ends.
-		policy = emulation.VirtualTimePolicyAdvance
-	}
-	p := emulation.SetVirtualTimePolicyParams{
-		Policy: policy, Budget: &ms, MaxVirtualTimeTaskStarvationCount: starvationTasks,
-	}
-	if first {
-		// Page time starts a little after the wall clock's now and only
-		// moves forward: the page's scripts may already have read the
-		// real clock between this line and the policy taking effect.
-		p.InitialVirtualTime = cdp.TimeSinceEpoch(float64(time.Now().Add(clockLead).UnixMilli()) / 1000)
-	}
-	if _, err := cdp.Call(ctx, a.t.target, emulation.SetVirtualTimePolicy, p); err != nil {
-		return fmt.Errorf("grant page time: %w", err)
-	}
-	return nil
-}
-
-// waitSocket waits up to socketWait of wall time for every open WebSocket
-// to close.
-func (a *audit) waitSocket(ctx context.Context) error {
-	until := time.Now().Add(socketWait)
-	for a.net.socketOpen() && time.Now().Before(until) {
-		if err := a.waitStream(ctx, time.Until(until)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// waitStream waits up to d of wall time for a stream to change: its first
-// message, or its close.
-func (a *audit) waitStream(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-a.net.changed:
-	case <-t.C:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return nil
-}
-
-// pageState reads pageStateJS's counts from the main frame.
-func (a *audit) pageState(ctx context.Context) (pageState, error) {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
-		Expression:    fmt.Sprintf("(() => { const f = window[%q]; return typeof f === 'function' ? f() : null; })()", a.t.stateKey),
-		ReturnByValue: new(true),
-		Silent:        new(true),
-	})
-	if err != nil {
-		return pageState{}, fmt.Errorf("read page state: %w", err)
-	}
-	st := pageState{Refresh: -1}
-	if res.Result == nil || string(res.Result.Value) == "null" {
-		// A document the script did not reach (about:blank, a blob:):
-		// nothing is known to be scheduled.
-		return st, nil
-	}
-	if err := json.Unmarshal(res.Result.Value, &st); err != nil {
-		return pageState{}, fmt.Errorf("read page state: %w", err)
-	}
-	a.refresh.apply(&st)
-	a.clock.seen(st)
-	return st, nil
-}
-
-// frameJS resolves after the page rendered two frames, so layout-triggered
-// callbacks of the first frame have run.
-const frameJS = `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
-
-// renderFrame lets the page render, in an isolated world page script
-// cannot touch. Animation frames usually run while page time stands
-// still; when Chromium holds the frame back (seen with several renders at
-// once), a little page time is granted every frameNudge until it comes.
-func (a *audit) renderFrame(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
-	defer cancel()
-	world, err := a.isolatedWorld(ctx)
-	if err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: frameJS, ContextID: world, AwaitPromise: new(true), ReturnByValue: new(true), Silent: new(true),
-		})
-		done <- err
-	}()
-	nudge := time.NewTicker(frameNudge)
-	defer nudge.Stop()
-	for {
-		select {
-		case err := <-done:
-			if err != nil {
-				return fmt.Errorf("render a frame: %w", err)
-			}
-			return nil
-		case <-nudge.C:
-			if err := a.setPageTime(ctx, minGrant, false, a.net.onlyStreams()); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// isolatedWorld returns an isolated world of the main frame's document.
-func (a *audit) isolatedWorld(ctx context.Context) (runtime.ExecutionContextID, error) {
-	w, err := cdp.Call(ctx, a.t.target, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: a.mainFrame, WorldName: "lekta"})
-	if err != nil {
-		return 0, fmt.Errorf("create isolated world: %w", err)
-	}
-	if w.ExecutionContextID == 0 {
-		return 0, errors.New("create isolated world: no execution context")
-	}
-	return w.ExecutionContextID, nil
 }

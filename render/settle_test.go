@@ -14,11 +14,13 @@ import (
 // TestRenderCatchesDelayedContent: content that timers, fetch() chains,
 // idle callbacks and scrolling into view produce is in the render lane's
 // extract, as Google's renderer sees it, and the render says the page went
-// idle. Each page sets its title, a section of text and a link late.
+// idle. Each page sets its title, a section of text and a link late;
+// "posted" does so after a chain of tasks it posts to itself from its load
+// event (a framework scheduler's MessageChannel), then a fetch.
 func TestRenderCatchesDelayedContent(t *testing.T) {
 	t.Parallel()
 	b, _ := mustBrowser(t)
-	for _, kind := range []string{"static", "spa", "timer-1500", "timer-4000", "scroll", "big-script", "idle", "chain"} {
+	for _, kind := range []string{"static", "spa", "timer-1500", "timer-4000", "scroll", "big-script", "idle", "chain", "posted"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			u := "http://" + hostFor(t) + "/delayed/" + kind + ".html"

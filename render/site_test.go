@@ -78,6 +78,9 @@ type site struct {
 	wsBytes sync.Map
 	// refusedDials counts dials the test guard refused.
 	refusedDials atomic.Int64
+	// hosts answers for the host names registered on it (the framework
+	// corpus) before the site's own paths.
+	hosts atomic.Pointer[http.ServeMux]
 }
 
 // errTestGuard is the test guard's refusal.
@@ -248,6 +251,12 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.hits = append(s.hits, h)
 	s.mu.Unlock()
+	if m := s.hosts.Load(); m != nil {
+		if hh, pattern := m.Handler(r); pattern != "" {
+			hh.ServeHTTP(w, r)
+			return
+		}
+	}
 	q := r.URL.Query()
 	switch p := r.URL.Path; {
 	case strings.HasPrefix(p, "/t/"):
@@ -371,6 +380,11 @@ func (s *site) serve(w http.ResponseWriter, r *http.Request) {
 		var n atomic.Int64
 		v, _ := s.wsBytes.LoadOrStore(host, &n)
 		serveWebSocket(w, r, "ws-hello", v.(*atomic.Int64))
+	case p == "/gone":
+		// A not-found page of the site's own, with a script that is missing too.
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `<!DOCTYPE html><html><head><title>Not found</title><script src="/p/missing.js"></script></head><body><h1>Not found</h1></body></html>`)
 	case p == "/n":
 		io.WriteString(w, "n")
 	case p == "/bytes":
