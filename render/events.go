@@ -23,6 +23,49 @@ import (
 // reader goroutine in arrival order, so it must be quick and send no
 // command: anything that needs one is queued for the worker.
 func (a *audit) onEvent(ev any) {
+	if a.onNetwork(ev) || a.onFrame(ev) {
+		return
+	}
+	switch e := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+			a.rec.console(formatArgs(e.Args))
+		}
+	case *runtime.EventExceptionThrown:
+		a.rec.exception(exceptionText(e.ExceptionDetails))
+	case *log.EventEntryAdded:
+		// The failure of a blocked request is the lane's doing, and the
+		// main document's own error status is the status finding's.
+		id := e.Entry.NetworkRequestID
+		if e.Entry.Level == log.EntryLevelError && !a.rec.isBlocked(id) && !(id != "" && a.net.isDocument(id)) {
+			a.rec.console(e.Entry.Text)
+		}
+	case *emulation.EventVirtualTimeBudgetExpired:
+		select {
+		case a.budgetExpired <- struct{}{}:
+		default:
+		}
+	case *inspector.EventTargetCrashed:
+		a.pageGone(ErrPageCrashed)
+	case *inspector.EventDetached:
+		a.pageGone(fmt.Errorf("%w: detached: %s", ErrPageCrashed, e.Reason))
+	case *fetch.EventRequestPaused:
+		if e.ResourceType == network.ResourceTypeDocument && e.FrameID == a.mainFrame {
+			a.stages.mark(&a.stages.doc)
+		}
+		a.enqueue(e)
+	case *page.EventJavascriptDialogOpening:
+		a.enqueue(e)
+	case *target.EventTargetCreated:
+		ti := e.TargetInfo
+		if ti.Type == "page" && ti.BrowserContextID == a.t.contextID && ti.TargetID != a.t.target.TargetID {
+			a.enqueue(e)
+		}
+	}
+}
+
+// onNetwork handles the page's network events; it reports whether ev was one.
+func (a *audit) onNetwork(ev any) bool {
 	switch e := ev.(type) {
 	case *network.EventRequestWillBeSent:
 		a.net.started(e, a.mainFrame)
@@ -54,6 +97,16 @@ func (a *audit) onEvent(ev any) {
 		if ok && !e.Canceled && !a.rec.isBlocked(e.RequestID) {
 			a.rec.failed(info.url, e.Type, a.failReason(info.url, e.ErrorText))
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// onFrame handles the main frame's navigation and load events; it reports
+// whether ev was one.
+func (a *audit) onFrame(ev any) bool {
+	switch e := ev.(type) {
 	case *page.EventFrameRequestedNavigation:
 		a.clientNavigation(e)
 	case *page.EventLoadEventFired:
@@ -79,38 +132,10 @@ func (a *audit) onEvent(ev any) {
 			// here, and the final URL stays the last document fetched.
 			a.committedElsewhere(e.Frame.URL)
 		}
-	case *runtime.EventConsoleAPICalled:
-		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
-			a.rec.console(formatArgs(e.Args))
-		}
-	case *runtime.EventExceptionThrown:
-		a.rec.exception(exceptionText(e.ExceptionDetails))
-	case *log.EventEntryAdded:
-		if e.Entry.Level == log.EntryLevelError && !a.rec.isBlocked(e.Entry.NetworkRequestID) {
-			a.rec.console(e.Entry.Text)
-		}
-	case *emulation.EventVirtualTimeBudgetExpired:
-		select {
-		case a.budgetExpired <- struct{}{}:
-		default:
-		}
-	case *inspector.EventTargetCrashed:
-		a.pageGone(ErrPageCrashed)
-	case *inspector.EventDetached:
-		a.pageGone(fmt.Errorf("%w: detached: %s", ErrPageCrashed, e.Reason))
-	case *fetch.EventRequestPaused:
-		if e.ResourceType == network.ResourceTypeDocument && e.FrameID == a.mainFrame {
-			a.stages.mark(&a.stages.doc)
-		}
-		a.enqueue(e)
-	case *page.EventJavascriptDialogOpening:
-		a.enqueue(e)
-	case *target.EventTargetCreated:
-		ti := e.TargetInfo
-		if ti.Type == "page" && ti.BrowserContextID == a.t.contextID && ti.TargetID != a.t.target.TargetID {
-			a.enqueue(e)
-		}
+	default:
+		return false
 	}
+	return true
 }
 
 // pageGone ends the render because the page went away: a crash, unless

@@ -349,3 +349,27 @@ func countPages(tb testing.TB, t *tab) int {
 	}
 	return n
 }
+
+// TestRenderOwnStatusIsNoConsoleError: a page answering 404 has its status
+// in the snapshot and no console error for it (the status finding says
+// it); a missing script of the page is still a console error.
+func TestRenderOwnStatusIsNoConsoleError(t *testing.T) {
+	t.Parallel()
+	b, _ := mustBrowser(t)
+	snap, err := renderPage(t, b, Request{URL: "http://" + hostFor(t) + "/gone"}, 30*time.Second)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	if snap.Status != 404 {
+		t.Errorf("status %d, want 404", snap.Status)
+	}
+	failed := 0
+	for _, e := range snap.Render.ConsoleErrors {
+		if strings.HasPrefix(e, "Failed to load resource") {
+			failed++
+		}
+	}
+	if failed != 1 {
+		t.Errorf("console errors %q: %d failed resources, want one: the missing script's 404", snap.Render.ConsoleErrors, failed)
+	}
+}

@@ -26,6 +26,9 @@ type netTracker struct {
 	// changed wakes a wait for a stream's first message.
 	changed chan struct{}
 
+	// docIDs are the request ids of every main-frame document.
+	docIDs map[network.RequestID]bool
+
 	// main document of the current main-frame navigation
 	mainReqID network.RequestID
 	mainReq   string // URL of its latest hop
@@ -49,6 +52,7 @@ func (n *netTracker) init() {
 	n.changed = make(chan struct{}, 1)
 	n.counted = make(map[network.RequestID]bool)
 	n.uncounted = make(map[network.RequestID]bool)
+	n.docIDs = make(map[network.RequestID]bool)
 }
 
 // longLived are request types that stay open by design and never hold up
@@ -86,6 +90,9 @@ func (n *netTracker) started(e *network.EventRequestWillBeSent, mainFrame cdp.Fr
 		}
 		n.mainReqID = e.RequestID
 		n.mainReq = e.Request.URL
+		if len(n.docIDs) < maxGone {
+			n.docIDs[e.RequestID] = true
+		}
 	}
 	// Long-lived connections never hold settling up, and neither do
 	// worker requests (no loader): their completion is reported to the
@@ -204,6 +211,13 @@ func (n *netTracker) refusedMain() string {
 		return ""
 	}
 	return headerValue(n.mainResp.Headers, refusedHeader)
+}
+
+// isDocument reports whether id is the request of a main-frame document.
+func (n *netTracker) isDocument(id network.RequestID) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.docIDs[id]
 }
 
 // documentURL is the committed main-frame URL.
