@@ -259,3 +259,28 @@ func TestTextGolden(t *testing.T) {
 		t.Errorf("the text report differs from %s (run go test ./audit -run TestTextGolden -update and review the diff):\n%s", path, firstDiff(string(want), got))
 	}
 }
+
+// TestTextConsequences: the text report prints the differences a redirect
+// causes indented under the redirect finding, each once (issue 32).
+func TestTextConsequences(t *testing.T) {
+	t.Parallel()
+	r := &Report{Schema: Schema, ID: "AAAAAAAAAAAAAAAAAAAAAAAAAA", Status: StatusComplete, Trigger: TriggerCLI, URL: "http://shop.example/",
+		Verdict: &compare.Conclusion{Severity: compare.SeverityCritical, Critical: 1, Summary: "A meta refresh sent the browser away."}}
+	r.fillEmpty()
+	r.Findings = []compare.Finding{
+		{Code: compare.CodeCanonicalRelative, Severity: compare.SeverityInfo, Message: "Relative."},
+		{Code: compare.CodeTitleChanged, Severity: compare.SeverityInfo, ConsequenceOf: compare.CodeRenderRedirectMetaRefresh, Message: "Its title."},
+		{Code: compare.CodeRenderRedirectMetaRefresh, Severity: compare.SeverityCritical, Lane: compare.LaneRender, Message: "A meta refresh sent the browser away."},
+	}
+	var out bytes.Buffer
+	if err := WriteText(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	lead := strings.Index(text, "[render.redirect_meta_refresh]")
+	under := strings.Index(text, "           - Its title. [title.changed]")
+	other := strings.Index(text, "Relative. [canonical.relative]")
+	if lead < 0 || under < lead || other < under || strings.Count(text, "[title.changed]") != 1 {
+		t.Errorf("the consequence is not printed once, under its redirect:\n%s", text)
+	}
+}

@@ -36,9 +36,9 @@ var pageChecks = []pageCheck{
 	{CodeCanonicalRelative, canonicalRelative,
 		"The canonical %s %s is a relative URL. Search engines resolve it, but a copy of the page on another host or path then names itself; write the absolute URL."},
 	{CodeCanonicalInBody, canonicalInBody,
-		"%s %s stand in <body>, where search engines ignore them. Put the canonical link in <head>."},
+		"Search engines ignore canonical links in <body>, and %[2]s %[1]s there. Put the canonical link in <head>."},
 	{CodeMetaDescriptionInBody, descriptionInBody,
-		"%s %s stand in <body>, where search engines ignore them, so they do not count as the page's description. Put it in <head>."},
+		"Search engines ignore meta descriptions in <body>, so it does not count as the page's description, and %[2]s %[1]s there. Put it in <head>."},
 	{CodeCanonicalRoot, canonicalRoot,
 		"The canonical URL %s %s is the site's root, but this page is deeper. Search engines may then drop this page in favour of the home page; name the page's own URL."},
 	{CodeCanonicalAlternate, canonicalAlternate,
@@ -54,11 +54,15 @@ var pageChecks = []pageCheck{
 	{CodeHreflangMissingHref, hreflangMissingHref,
 		"An hreflang alternate for %s %s has no href, so it points nowhere. Add the URL of that language version."},
 	{CodeHreflangInBody, hreflangInBody,
-		"%s %s stand in <body>, where search engines ignore them. Put them in <head> or a Link header."},
+		"Search engines ignore hreflang alternates in <body>, and %[2]s %[1]s there. Put them in <head> or a Link header."},
 	{CodeHreflangNoSelf, hreflangNoSelf,
 		"The hreflang alternates (%s) %s do not include this page itself. Each language version should list itself too."},
 	{CodeHreflangNoXDefault, hreflangNoXDefault,
 		"The hreflang alternates (%s) %s have no x-default, the page for visitors whose language matches none of them."},
+	{CodeTitleMultiple, titleMultiple,
+		"The page has %s %s. Browsers show the first, and search engines use it too; remove the others, so that the title you mean is the one used."},
+	{CodeMetaDescriptionMultiple, descriptionMultiple,
+		"The head has %s %s. Search engines read the first; remove the others, so that the description you mean is the one used."},
 	{CodeTitleLong, titleLong,
 		"The title is %s long %s; search results cut titles at about 60 characters. Put what matters first."},
 	{CodeMetaDescriptionLength, descriptionLength,
@@ -167,20 +171,6 @@ func canonicalRelative(s side) string {
 	return strings.Join(rel, " and ")
 }
 
-func descriptionInBody(s side) string {
-	if n := s.page.MetaDescriptionInBody; n > 0 {
-		return plural(n, "<meta name=\"description\"> element", "<meta name=\"description\"> elements")
-	}
-	return ""
-}
-
-func canonicalInBody(s side) string {
-	if n := s.page.CanonicalInBody; n > 0 {
-		return plural(n, "<link rel=\"canonical\"> element", "<link rel=\"canonical\"> elements")
-	}
-	return ""
-}
-
 // rootPaths are the paths that name a site's root page.
 var rootPaths = map[string]bool{"": true, "/": true, "/index.html": true, "/index.htm": true, "/index.php": true, "/default.aspx": true}
 
@@ -286,13 +276,6 @@ func hreflangRelative(s side) string {
 
 func hreflangMissingHref(s side) string {
 	return firstLangs(s.page, func(a Alternate) bool { return a.NoHref })
-}
-
-func hreflangInBody(s side) string {
-	if n := s.page.HreflangInBody; n > 0 {
-		return plural(n, "hreflang alternate", "hreflang alternates")
-	}
-	return ""
 }
 
 func hreflangNoSelf(s side) string {

@@ -10,12 +10,14 @@ const (
 	CodeTitleChanged              = "title.changed"
 	CodeTitleMissing              = "title.missing"
 	CodeTitleLong                 = "title.long"
+	CodeTitleMultiple             = "title.multiple"
 	CodeMetaDescriptionRenderOnly = "meta_description.render_only"
 	CodeMetaDescriptionPlainOnly  = "meta_description.plain_only"
 	CodeMetaDescriptionChanged    = "meta_description.changed"
 	CodeMetaDescriptionMissing    = "meta_description.missing"
 	CodeMetaDescriptionLength     = "meta_description.length"
 	CodeMetaDescriptionInBody     = "meta_description.in_body"
+	CodeMetaDescriptionMultiple   = "meta_description.multiple"
 	CodeCanonicalRenderOnly       = "canonical.render_only"
 	CodeCanonicalPlainOnly        = "canonical.plain_only"
 	CodeCanonicalChanged          = "canonical.changed"
@@ -89,6 +91,7 @@ const (
 	CodeRenderWebSocket           = "render.websocket"
 	CodeRenderRefusedFeatures     = "render.refused_features"
 	CodeHTMLTooDeep               = "html.too_deep"
+	CodeHTMLOverGooglebotLimit    = "html.over_googlebot_limit"
 	CodeExtractTruncated          = "extract.truncated"
 
 	// Codes the audit pipeline adds for a lane that did not finish ("lane." +
@@ -150,6 +153,9 @@ var codeTable = []CodeInfo{
 	{CodeTitlePlainOnly, SeverityWarning, "The server HTML has a <title> but scripts remove it, so browsers and rendering search engines see no title. Stop the script from clearing document.title."},
 	{CodeTitleChanged, SeverityWarning, "Scripts replace the server's <title> with another one. AI crawlers keep the server's title while browsers and Google show the scripted one; make the server send the final title."},
 	{CodeTitleMissing, SeverityWarning, "Neither the server HTML nor the rendered page has a <title>. Every indexable page should have a short, specific title."},
+	{CodeHTMLOverGooglebotLimit, SeverityWarning, "The server HTML is larger than 2 MB. Google documents that Googlebot reads only the first 2 MB of an HTML file and indexes nothing past it. The finding names the head fields, structured data and shares of the words and links that lie past 2 MB. Put what matters first, or make the page smaller (inline data, styles and scripts are the usual bulk)."},
+	{CodeTitleMultiple, SeverityWarning, "The document has more than one <title> element, for example one a head-merging library added after the template's own. Browsers show the first (document.title), and search engines use it too; the others are ignored, so the title you meant may not be the one shown. The finding quotes each; keep one."},
+	{CodeMetaDescriptionMultiple, SeverityInfo, "The head has more than one meta description. Search engines read the first; the others are ignored. The finding quotes each; keep one."},
 	{CodeTitleLong, SeverityInfo, "The <title> is longer than 70 characters. Search results cut titles at about 60 characters (600 pixels), so the end is not shown; put what matters first."},
 	{CodeMetaDescriptionMissing, SeverityWarning, "Neither the server HTML nor the rendered page has a meta description, or it is empty or only spaces (non-breaking ones included). Search engines and AI answers then write their own summary from the page; add one or two sentences that say what it offers."},
 	{CodeMetaDescriptionLength, SeverityInfo, "The meta description is shorter than 25 or longer than 160 characters. Search engines show about 160 characters and tend to replace very short descriptions with text from the page."},
@@ -228,7 +234,7 @@ var codeTable = []CodeInfo{
 	{CodeRenderFailedRequests, SeverityInfo, "Some resources the page requested failed to load while rendering."},
 	{CodeRenderNotSettled, SeverityWarning, "The page kept loading until the render lane's cap (a request that never finished, or more requests than one audit allows), so the rendered view may be incomplete. Pages that never finish loading are hard for rendering crawlers too."},
 	{CodeRenderBudget, SeverityInfo, "The page was still working when its budget of page time ran out (an interval, an animation loop, a timer due later). Renderers stop at some point too: content that appears later than the budget is not seen by them. Show important content early, not after timers."},
-	{CodeRenderNavigated, SeverityWarning, "A script navigated the browser to another page. Crawlers that do not run JavaScript stay on the first one; use a server redirect instead."},
+	{CodeRenderNavigated, SeverityCritical, "A script navigated the browser to another page. Crawlers that do not run JavaScript stay on the first one; use a server redirect instead. Differences between the server HTML and the page the browser ended on follow from the redirect; they are listed under it, and the finding is as severe as the worst of them (critical when crawlers that stay miss most of what the browser shows)."},
 	{CodeHTMLTooDeep, SeverityInfo, "Elements nest more than 512 deep. Browsers and parsers flatten such markup and some fetchers give up; simplify it."},
 	{CodeExtractTruncated, SeverityInfo, "The page has more of something (links, headings, images, ...) than a report keeps; the report lists the first ones and names the fields it cut."},
 	{CodeRobotsDisallowed, SeverityCritical, "robots.txt disallows this URL for LektaBot; the report names the group and rule, and the crawlers table shows which other crawlers the file keeps out. Crawlers that honour the rule never fetch the page, so nothing on it reaches them. A person asked for this audit, so it ran once as a user-triggered fetch (the page's own scripts and styles included); scheduled re-audits skip the URL. If you want AI crawlers to read the page, allow it."},
@@ -249,9 +255,9 @@ var codeTable = []CodeInfo{
 	{CodeSoft404, SeverityWarning, "The page answers 200 but says it was not found: its title, first heading or the start of its text is not-found wording (\"page not found\", \"404\", \"Seite nicht gefunden\", \"ページが見つかりません\", in more than 20 languages), and it has little other content. Google treats such a page as a soft 404 and drops it, other crawlers may index the error page as content. Answer 404 (or 410 when the page is gone for good)."},
 	{CodeSoft404RenderOnly, SeverityWarning, "The server answers 200 with HTML that does not say the page is missing, but the rendered page is the app's not-found page. Google will likely classify the URL as a soft 404, and AI crawlers that do not render index the empty shell as a page. Answer 404 for addresses the app does not know; if that is not possible, add a noindex on the not-found route or send the browser to an address that answers 404."},
 	{CodeSoft404Handled, SeverityInfo, "The rendered page is the app's not-found page and the app handles it as Google recommends for pages rendered in the browser: a script adds a noindex, or sends the browser to an address that answers 404 or 410. Google does not index the URL; nothing to fix for Google. Crawlers that do not render still receive the server's 200 page."},
-	{CodeRenderRedirectScript, SeverityWarning, "A script sent the browser to another address (a location assignment); the message names the target and when it fired. Crawlers that do not render (GPTBot, ClaudeBot, PerplexityBot and most other fetchers) never follow a script redirect; Google follows it only when it renders the page. Use a server redirect (301 or 308)."},
-	{CodeRenderRedirectMetaRefresh, SeverityWarning, "A meta refresh sent the browser to another address; the message names the target, when it fired and its delay. Google treats an instant meta refresh (0 s) like a permanent redirect and a delayed one like a temporary redirect; whether AI crawlers follow a meta refresh is not documented by their operators. A server redirect (301 or 308) works for every crawler."},
-	{CodeRenderHistoryPath, SeverityInfo, "A script changed the address to another path with the history API (pushState or replaceState) without loading a new document. Crawlers that do not render keep the first URL and its server HTML. If the new address is the page's real one, redirect to it on the server."},
+	{CodeRenderRedirectScript, SeverityCritical, "A script sent the browser to another address (a location assignment); the message names the target and when it fired. Crawlers that do not render (GPTBot, ClaudeBot, PerplexityBot and most other fetchers) never follow a script redirect; Google follows it only when it renders the page. Use a server redirect (301 or 308). Differences between the server HTML and the page the browser ended on follow from the redirect; they are listed under it, and the finding is as severe as the worst of them (critical when crawlers that stay miss most of what the browser shows)."},
+	{CodeRenderRedirectMetaRefresh, SeverityCritical, "A meta refresh sent the browser to another address; the message names the target, when it fired and its delay. Google treats an instant meta refresh (0 s) like a permanent redirect and a delayed one like a temporary redirect; whether AI crawlers follow a meta refresh is not documented by their operators. A server redirect (301 or 308) works for every crawler. Differences between the server HTML and the page the browser ended on follow from the redirect; they are listed under it, and the finding is as severe as the worst of them (critical when crawlers that stay miss most of what the browser shows)."},
+	{CodeRenderHistoryPath, SeverityCritical, "A script changed the address to another path with the history API (pushState or replaceState) without loading a new document. Crawlers that do not render keep the first URL and its server HTML. If the new address is the page's real one, redirect to it on the server. Differences between the server HTML and the page the browser ended on follow from the redirect; they are listed under it, and the finding is as severe as the worst of them (critical when crawlers that stay miss most of what the browser shows)."},
 }
 
 // codeIndex maps a code to its CodeInfo.

@@ -33,6 +33,8 @@ type Conclusion struct {
 var leadOrder = []string{
 	CodeSiteDNS, CodeSiteRefused, CodeSiteTLS, CodeSiteTimeout, CodeSiteNetwork,
 	CodeRobotsUnreachable, CodeRobotsDisallowed, CodeStatusNotOK, CodeStatusDiffers,
+	CodeRenderRedirectMetaRefresh, CodeRenderRedirectScript, CodeRenderNavigated, CodeRenderHistoryPath,
+	CodeSoft404RenderOnly, CodeSoft404,
 	CodeRobotsNoindexPlainOnly, CodeRobotsNoindexRenderOnly, CodeContentRenderOnly,
 	CodeTitleRenderOnly, CodeLinksRenderOnly, CodeCanonicalChanged,
 	CodeLaneTimeout, CodeLaneError, CodeLaneBlocked, CodePageSlow,

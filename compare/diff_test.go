@@ -355,7 +355,7 @@ func TestDiff(t *testing.T) {
 // allDiffCases are the inline cases of every file, for the tests that
 // check the code table against what the cases produce.
 func allDiffCases() []diffCase {
-	return slices.Concat(diffCases, soft404Cases, clientRedirectCases)
+	return slices.Concat(diffCases, soft404Cases, clientRedirectCases, movedCases, shippedCases)
 }
 
 // runDiffCases runs inline cases as parallel subtests.

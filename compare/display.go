@@ -212,7 +212,9 @@ func displayObject(x map[string]any) string {
 // in nearly the same words, so a reader never reads one thing twice.
 func Explain(f Finding) string {
 	info, ok := LookupCode(f.Code)
-	if !ok {
+	if !ok || f.ConsequenceOf != "" {
+		// A consequence's own message says why it exists; its code's
+		// explanation is about scripts writing the page, which it is not.
 		return ""
 	}
 	said := Sentences(f.Message)

@@ -28,32 +28,89 @@ func compareText(l *findingList, codes textCodes, plain, render string, cause *C
 	}
 }
 
+// headText is one string field of the head that headFindings compares.
+type headText struct {
+	codes textCodes
+	field headField
+	// tag is the head-only tag of the field, which the parser may move
+	// into the body of the server HTML; -1 for none.
+	tag                            headTag
+	noun                           string
+	get                            func(*Page) string
+	renderOnly, plainOnly, changed string
+}
+
+// headTexts are the string fields of the head, in report order.
+var headTexts = []headText{
+	{textCodes{CodeTitleRenderOnly, CodeTitlePlainOnly, CodeTitleChanged}, fieldTitle, -1, "The title", func(p *Page) string { return p.Title },
+		"The title %s is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.",
+		"Scripts remove the title %s; browsers and rendering search engines see no title.",
+		"Scripts change the title from %s to %s. AI crawlers read the first, browsers and Google the second; serve the final title in the HTML."},
+	{textCodes{CodeMetaDescriptionRenderOnly, CodeMetaDescriptionPlainOnly, CodeMetaDescriptionChanged}, fieldDescription, headDescription, "The meta description", func(p *Page) string { return p.MetaDescription },
+		"The meta description %s is added by JavaScript; fetchers that do not render never see it. Put it in the server HTML.",
+		"Scripts remove the meta description %s; browsers and rendering crawlers see none.",
+		"Scripts change the meta description from %s to %s; AI crawlers read the first. Serve the final description in the HTML."},
+	{textCodes{CodeCanonicalRenderOnly, CodeCanonicalPlainOnly, CodeCanonicalChanged}, fieldCanonical, headCanonical, "The canonical URL", func(p *Page) string { return p.Canonical },
+		"The canonical URL %s is added by JavaScript; crawlers that do not render miss it. Put <link rel=\"canonical\"> in the server HTML.",
+		"Scripts remove the canonical URL %s; rendering search engines see none.",
+		"The server HTML names %s as canonical but the rendered page names %s. Search engines get conflicting signals and AI crawlers follow the first; make them the same."},
+}
+
 // headFindings compares title, description, canonical, language and the
 // other head signals.
 func (d *differ) headFindings(l *findingList) {
 	p, r := d.p.page, d.r.page
 	w := d.writes()
-	compareText(l, textCodes{CodeTitleRenderOnly, CodeTitlePlainOnly, CodeTitleChanged}, p.Title, r.Title, d.writeCause(w.head[fieldTitle]),
-		"The title %s is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.",
-		"Scripts remove the title %s; browsers and rendering search engines see no title.",
-		"Scripts change the title from %s to %s. AI crawlers read the first, browsers and Google the second; serve the final title in the HTML.")
-	compareText(l, textCodes{CodeMetaDescriptionRenderOnly, CodeMetaDescriptionPlainOnly, CodeMetaDescriptionChanged}, p.MetaDescription, r.MetaDescription, d.writeCause(w.head[fieldDescription]),
-		"The meta description %s is added by JavaScript; fetchers that do not render never see it. Put it in the server HTML.",
-		"Scripts remove the meta description %s; browsers and rendering crawlers see none.",
-		"Scripts change the meta description from %s to %s; AI crawlers read the first. Serve the final description in the HTML.")
-	compareText(l, textCodes{CodeCanonicalRenderOnly, CodeCanonicalPlainOnly, CodeCanonicalChanged}, p.Canonical, r.Canonical, d.writeCause(w.head[fieldCanonical]),
-		"The canonical URL %s is added by JavaScript; crawlers that do not render miss it. Put <link rel=\"canonical\"> in the server HTML.",
-		"Scripts remove the canonical URL %s; rendering search engines see none.",
-		"The server HTML names %s as canonical but the rendered page names %s. Search engines get conflicting signals and AI crawlers follow the first; make them the same.")
+	for _, f := range headTexts {
+		pv, rv := f.get(p), f.get(r)
+		if pv == "" && rv != "" && d.parserFinding(l, f.codes.renderOnly, f.tag, f.noun+" "+q(rv)+" is", w.head[f.field]) {
+			continue
+		}
+		compareText(l, f.codes, pv, rv, d.writeCause(w.head[f.field]), f.renderOnly, f.plainOnly, f.changed)
+	}
 	if !strings.EqualFold(p.Lang, r.Lang) {
 		compareText(l, textCodes{CodeLangRenderOnly, CodeLangPlainOnly, CodeLangChanged}, p.Lang, r.Lang, d.writeCause(w.head[fieldLang]),
 			"The page language %s is set by JavaScript; fetchers that do not render cannot tell the language. Put lang on <html> in the server HTML.",
 			"Scripts remove the page language %s from <html>.",
 			"Scripts change the page language from %s to %s; AI crawlers read the first.")
 	}
+	d.hreflangFindings(l, w)
+	d.openGraphFindings(l, w)
+}
+
+// parserFinding reports a head field the rendered page has but the server
+// HTML's does not because the HTML parser moved it into the body: the
+// server HTML ends its head early for a crawler's parse (an <iframe> in a
+// <noscript> ends it only when scripts do not run), and no script wrote the
+// rendered value. It reports whether it did.
+func (d *differ) parserFinding(l *findingList, code string, tag headTag, subject string, write int) bool {
+	h := d.headEnd()
+	if tag < 0 || h == nil || h.element == "" || h.moved.n[tag] == 0 || d.scriptWrote(write) {
+		return false
+	}
+	who := "every crawler"
+	if h.inNoscript {
+		who = "crawlers that parse the HTML without running scripts"
+	}
+	l.add(code, "", "%s in <head> for browsers but not for %s: for them, %s ends the head early, so they find it in <body>, where it does not count. This is the HTML parser's doing, not JavaScript's. %s",
+		subject, who, LowerFirst(h.subject()), h.fix())
+	l.cause(h.cause())
+	return true
+}
+
+// scriptWrote reports whether write i is a recorded script write.
+func (d *differ) scriptWrote(i int) bool {
+	rs := d.r.snap
+	return rs != nil && rs.Render != nil && i >= 0 && i < len(rs.Render.Writes)
+}
+
+// hreflangFindings compares the hreflang alternates.
+func (d *differ) hreflangFindings(l *findingList, w *pageWrites) {
+	p, r := d.p.page, d.r.page
 	pa, ra := alternateKeys(p), alternateKeys(r)
 	switch {
 	case slices.Equal(pa, ra):
+	case len(pa) == 0 && d.parserFinding(l, CodeHreflangRenderOnly, headHreflang, plural(len(ra), "hreflang alternate is", "hreflang alternates are"), w.head[fieldHreflang]):
 	case len(pa) == 0:
 		l.add(CodeHreflangRenderOnly, "", "%s are added by JavaScript; fetchers that do not render do not learn about the other language versions. Put them in the server HTML.", plural(len(ra), "hreflang alternate", "hreflang alternates"))
 		l.cause(d.writeCause(w.head[fieldHreflang]))
@@ -63,7 +120,11 @@ func (d *differ) headFindings(l *findingList) {
 		l.add(CodeHreflangChanged, "", "The hreflang alternates differ: %d in the server HTML, %d in the rendered page, not the same set. Serve one consistent set.", len(pa), len(ra))
 		l.cause(d.writeCause(w.head[fieldHreflang]))
 	}
-	og, rog := p.OpenGraph, r.OpenGraph
+}
+
+// openGraphFindings compares the Open Graph tags.
+func (d *differ) openGraphFindings(l *findingList, w *pageWrites) {
+	og, rog := d.p.page.OpenGraph, d.r.page.OpenGraph
 	switch {
 	case og == rog:
 	case og == OpenGraph{}:

@@ -20,6 +20,13 @@ type Finding struct {
 	Lane Lane `json:"lane,omitempty"`
 	// Cause is why the difference exists, when the audit could tell.
 	Cause *Cause `json:"cause,omitempty"`
+	// ConsequenceOf is the code of the finding this one follows from: a
+	// difference between the lanes that exists only because a redirect
+	// took the browser to another page (render.redirect_script,
+	// render.redirect_meta_refresh, render.history_path,
+	// render.navigated). Such a finding is info; reports show it under
+	// that finding.
+	ConsequenceOf string `json:"consequence_of,omitempty"`
 }
 
 // Change says how a field differs between the lanes.

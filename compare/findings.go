@@ -134,29 +134,26 @@ func (d *differ) findings() []Finding {
 	d.pageFindings(&l)
 	d.checkFindings(&l)
 	d.headEndFindings(&l)
+	var soft, diffs findingList
+	d.soft404Findings(&soft)
 	if p != nil && r != nil {
-		d.headFindings(&l)
-		d.robotsFindings(&l)
-		d.bodyFindings(&l)
+		d.headFindings(&diffs)
+		d.robotsFindings(&diffs)
+		d.bodyFindings(&diffs)
+		d.consequences(l, soft, diffs)
 	}
-	d.soft404Findings(&l)
+	l = append(append(l, soft...), diffs...)
 	sortFindings(l)
 	return l
 }
 
-// snapshotFindings reports what the snapshots themselves say.
-func (d *differ) snapshotFindings(l *findingList) {
+// notOKStatus reports whether an HTTP status (0: none) is not a 2xx.
+func notOKStatus(status int) bool { return status != 0 && (status < 200 || status > 299) }
+
+// statusFindings reports an error status in either lane.
+func (d *differ) statusFindings(l *findingList) {
 	ps, rs := d.p.snap, d.r.snap
-	if ps != nil && ps.Truncated {
-		l.add(CodePlainTruncated, LanePlain, "The server HTML was cut off after %d bytes; findings cover only that part. Many crawlers also stop reading very large pages.", len(ps.Body))
-	}
-	if ps != nil && ps.ContentType != "" && !IsHTML(ps.ContentType) {
-		l.add(CodePlainNotHTML, LanePlain, "The URL answered with %s, not an HTML document, so there is no page content to compare.", q(ps.ContentType))
-	}
-	if rs != nil && rs.Truncated {
-		l.add(CodeRenderTruncated, LaneRender, "The rendered document was cut off after %d bytes; findings cover only that part.", len(rs.Body))
-	}
-	notOK := func(s *Snapshot) bool { return s != nil && s.Status != 0 && (s.Status < 200 || s.Status > 299) }
+	notOK := func(s *Snapshot) bool { return s != nil && notOKStatus(s.Status) }
 	// A page that sends the browser on to an address answering 404 or 410
 	// handles its not-found route as Google recommends (soft_404.handled);
 	// that 404 is the other address's, not the page's.
@@ -179,6 +176,22 @@ func (d *differ) snapshotFindings(l *findingList) {
 			l.add(CodeStatusNotOK, lane, "The page answered %d to the browser; rendering crawlers that get it do not index the page.", status)
 		}
 	}
+}
+
+// snapshotFindings reports what the snapshots themselves say.
+func (d *differ) snapshotFindings(l *findingList) {
+	ps, rs := d.p.snap, d.r.snap
+	if ps != nil && ps.Truncated {
+		l.add(CodePlainTruncated, LanePlain, "The server HTML was cut off after %d bytes; findings cover only that part. Many crawlers also stop reading very large pages.", len(ps.Body))
+	}
+	if ps != nil && ps.ContentType != "" && !IsHTML(ps.ContentType) {
+		l.add(CodePlainNotHTML, LanePlain, "The URL answered with %s, not an HTML document, so there is no page content to compare.", q(ps.ContentType))
+	}
+	d.sizeFindings(l)
+	if rs != nil && rs.Truncated {
+		l.add(CodeRenderTruncated, LaneRender, "The rendered document was cut off after %d bytes; findings cover only that part.", len(rs.Body))
+	}
+	d.statusFindings(l)
 	slow := func(s *Snapshot) bool { return s != nil && s.Timings.TTFB > SlowTTFB }
 	if lane, ok := laneOf(slow(ps), slow(rs)); ok {
 		t := rs
@@ -194,6 +207,7 @@ func (d *differ) snapshotFindings(l *findingList) {
 	// URL; the redirect findings say where it went.
 	navigated := rs != nil && rs.Render != nil && (rs.Render.Navigations > 0 || len(rs.Render.ClientRedirects) > 0)
 	if ps != nil && rs != nil && ps.Status != 0 && rs.Status != 0 && ps.Status != rs.Status && !navigated {
+		notOK := func(s *Snapshot) bool { return notOKStatus(s.Status) }
 		sev := SeverityWarning
 		if notOK(ps) != notOK(rs) {
 			sev = SeverityCritical

@@ -138,7 +138,10 @@ var soft404Cases = []diffCase{
 		some: true, want: []finding{{code: codeSoft404RenderOnly, lane: LaneRender, sev: SeverityWarning}},
 		check: all(wantCause(codeSoft404RenderOnly, Cause{Kind: CauseSoft404, Mechanism: "render", Element: "title"}),
 			messageHas(codeSoft404RenderOnly, "soft 404", "AI crawlers", "empty shell"),
-			noCodes(codeSoft404, codeSoft404Handled))},
+			noCodes(codeSoft404, codeSoft404Handled),
+			// Issue 32: the verdict leads with the not-found route, and
+			// what the not-found page shows is no content to serve.
+			verdictLeads(codeSoft404RenderOnly), consequencesOf(codeSoft404RenderOnly, CauseSoft404, CodeH1RenderOnly))},
 	{name: "server page with content whose rendered page is the not-found route",
 		in:   pair(longArticle, englishNotFound, nil),
 		some: true, want: []finding{{code: codeSoft404RenderOnly, lane: LaneRender, sev: SeverityWarning}},

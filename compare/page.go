@@ -12,11 +12,17 @@ package compare
 // complete one.
 type Page struct {
 	Title string `json:"title"`
+	// OtherTitles are the texts of the <title> elements after the first
+	// (the one browsers and search engines use), at most 5.
+	OtherTitles []string `json:"other_titles,omitempty"`
 	// MetaDescription is the first <meta name="description"> of <head>;
 	// those in <body>, which search engines ignore, are only counted in
 	// MetaDescriptionInBody.
 	MetaDescription       string `json:"meta_description"`
 	MetaDescriptionInBody int    `json:"meta_description_in_body,omitempty"`
+	// OtherMetaDescriptions are the contents of the meta descriptions of
+	// <head> after the first, at most 5.
+	OtherMetaDescriptions []string `json:"other_meta_descriptions,omitempty"`
 	// MetaRobots is the content of <meta name="robots">, several joined with ", ".
 	MetaRobots string `json:"meta_robots"`
 	// BotRobots holds bot-specific robots metas (googlebot, gptbot, ...) by lower-case name.
@@ -109,6 +115,8 @@ type Page struct {
 	// hasRefresh says there is one. Not reported.
 	refreshDelay int
 	hasRefresh   bool
+	// described says a head meta description was read.
+	described bool
 }
 
 // Alternate is one hreflang alternate.
@@ -177,6 +185,7 @@ type OpenGraph struct {
 // pages; Truncated says when one was hit.
 const (
 	maxText        = 1024
+	maxOthers      = 5
 	maxURL         = 2048
 	maxAnchorText  = 256
 	maxLinks       = 2000

@@ -19,23 +19,32 @@ func (d *differ) clientRedirectFindings(l *findingList, rs *Snapshot) {
 	rd := rs.Render
 	if len(rd.ClientRedirects) == 0 {
 		if rd.Navigations > 0 {
-			l.add(CodeRenderNavigated, LaneRender, "A script navigated the browser away from the page (to %s). Crawlers that do not run JavaScript stay on the first page; use a server redirect.", q(rs.FinalURL))
+			l.addSeverity(CodeRenderNavigated, SeverityWarning, LaneRender, "A script navigated the browser away from the page (to %s). Crawlers that do not run JavaScript stay on the first page; use a server redirect.", q(rs.FinalURL))
 		}
 		return
 	}
 	for _, c := range rd.ClientRedirects[:min(len(rd.ClientRedirects), maxClientRedirects)] {
 		cause := &Cause{Kind: CauseRedirect, Mechanism: c.Mechanism, Target: c.To, PageTimeMS: pageTimeMS(c.PageTime)}
 		when := afterPageTime(c.PageTime)
+		if delay, ok := d.refreshDelay(); ok && c.Mechanism == RedirectMetaRefresh {
+			// The page says when: its delay counts from the load. An
+			// instant one fires before the render reads the page's
+			// clock, which then knows the time only to within a grant.
+			when = afterLoad(delay)
+			if delay == 0 {
+				cause.PageTimeMS = nil
+			}
+		}
 		switch c.Mechanism {
 		case RedirectScript:
-			l.add(CodeRenderRedirectScript, LaneRender, "A script sent the browser to %s %s. Crawlers that do not render (GPTBot, ClaudeBot, PerplexityBot and most other fetchers) never follow a script redirect and stay on this page; Google follows it only when it renders the page. Use a server redirect (301 or 308) instead.", q(c.To), when)
+			l.addSeverity(CodeRenderRedirectScript, SeverityWarning, LaneRender, "A script sent the browser to %s %s. Crawlers that do not render (GPTBot, ClaudeBot, PerplexityBot and most other fetchers) never follow a script redirect and stay on this page; Google follows it only when it renders the page. Use a server redirect (301 or 308) instead.", q(c.To), when)
 		case RedirectMetaRefresh:
-			l.add(CodeRenderRedirectMetaRefresh, LaneRender, "A meta refresh sent the browser to %s %s. %s Whether AI crawlers such as GPTBot, ClaudeBot or PerplexityBot follow a meta refresh is not documented by their operators. A server redirect (301 or 308) works for every crawler.", q(c.To), when, d.refreshRule())
+			l.addSeverity(CodeRenderRedirectMetaRefresh, SeverityWarning, LaneRender, "A meta refresh sent the browser to %s %s. %s Whether AI crawlers such as GPTBot, ClaudeBot or PerplexityBot follow a meta refresh is not documented by their operators. A server redirect (301 or 308) works for every crawler.", q(c.To), when, d.refreshRule())
 		case RedirectHistory:
-			l.add(CodeRenderHistoryPath, LaneRender, "A script changed the address to %s with the history API %s, without loading a new document. Crawlers that do not render keep the first URL and its server HTML. If the new address is the page's real one, redirect to it on the server.", q(c.To), when)
+			l.addSeverity(CodeRenderHistoryPath, SeverityWarning, LaneRender, "A script changed the address to %s with the history API %s, without loading a new document. Crawlers that do not render keep the first URL and its server HTML. If the new address is the page's real one, redirect to it on the server.", q(c.To), when)
 		default:
 			cause.Mechanism = ""
-			l.add(CodeRenderNavigated, LaneRender, "The page navigated the browser to %s %s. Crawlers that do not run JavaScript stay on the first page; use a server redirect.", q(c.To), when)
+			l.addSeverity(CodeRenderNavigated, SeverityWarning, LaneRender, "The page navigated the browser to %s %s. Crawlers that do not run JavaScript stay on the first page; use a server redirect.", q(c.To), when)
 		}
 		l.cause(cause)
 	}
@@ -44,16 +53,34 @@ func (d *differ) clientRedirectFindings(l *findingList, rs *Snapshot) {
 // refreshRule says how Google reads the page's meta refresh: by its delay
 // when the server HTML (or the rendered page) has the element, else both rules.
 func (d *differ) refreshRule() string {
+	switch delay, ok := d.refreshDelay(); {
+	case !ok:
+		return "Google treats an instant meta refresh (0 s) like a permanent redirect and a delayed one like a temporary redirect."
+	case delay == 0:
+		return "Google treats an instant meta refresh like a permanent redirect."
+	default:
+		return "Google treats a delayed meta refresh like a temporary redirect."
+	}
+}
+
+// refreshDelay is the delay of the meta refresh of the server HTML (or of
+// the rendered page), in seconds; ok is false when neither has one.
+func (d *differ) refreshDelay() (int, bool) {
 	for _, p := range []*Page{d.p.page, d.r.page} {
-		switch {
-		case p == nil || !p.hasRefresh:
-		case p.refreshDelay == 0:
-			return "The page asks for it at once (0 s), and Google treats an instant meta refresh like a permanent redirect."
-		default:
-			return fmt.Sprintf("The page asks for it after %d s, and Google treats a delayed meta refresh like a temporary redirect.", p.refreshDelay)
+		if p != nil && p.hasRefresh {
+			return p.refreshDelay, true
 		}
 	}
-	return "Google treats an instant meta refresh (0 s) like a permanent redirect and a delayed one like a temporary redirect."
+	return 0, false
+}
+
+// afterLoad phrases when a meta refresh fires: "as soon as the page
+// loaded", "5 s after the page loaded".
+func afterLoad(delay int) string {
+	if delay == 0 {
+		return "as soon as the page loaded"
+	}
+	return fmt.Sprintf("%d s after the page loaded", delay)
 }
 
 // afterPageTime phrases when a redirect fired: "after 1.2 s of page time".

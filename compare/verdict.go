@@ -19,18 +19,10 @@ var verdictLabels = map[string]string{
 // verdict sums the comparison up in one sentence with the two shares.
 func (d *differ) verdict(findings []Finding) Verdict {
 	v := Verdict{TextShare: d.textShare, LinkShare: d.linkShare, hasLinks: d.r.page != nil && len(linkSet(d.r.page)) > 0}
-	p, r := d.p.page, d.r.page
-	switch {
-	case p == nil && r == nil:
-		v.Summary = "Neither lane produced a document, so there is nothing to compare."
-		return v
-	case p == nil:
-		v.Summary = "Only the browser produced a document, so what AI crawlers receive is unknown."
-		return v
-	case r == nil:
-		v.Summary = "Only the plain fetch produced a document, so it could not be compared with what a browser shows."
+	if v.Summary = d.otherSummary(findings); v.Summary != "" {
 		return v
 	}
+	p, r := d.p.page, d.r.page
 	seen := map[string]bool{}
 	var labels []string
 	warnings := 0
@@ -72,6 +64,28 @@ func (d *differ) verdict(findings []Finding) Verdict {
 		v.Summary = fmt.Sprintf("AI crawlers that do not run JavaScript see what a browser shows: %s.", sees)
 	}
 	return v
+}
+
+// otherSummary is the verdict's summary when the lanes' pages are not
+// this page's two views: a lane without a document, a browser a redirect
+// took elsewhere, the app's not-found route; "" otherwise.
+func (d *differ) otherSummary(findings []Finding) string {
+	p, r := d.p.page, d.r.page
+	switch {
+	case p == nil && r == nil:
+		return "Neither lane produced a document, so there is nothing to compare."
+	case p == nil:
+		return "Only the browser produced a document, so what AI crawlers receive is unknown."
+	case r == nil:
+		return "Only the plain fetch produced a document, so it could not be compared with what a browser shows."
+	case d.movedBy() != nil:
+		// The rendered page is another page: the redirect finding leads,
+		// and this says what staying crawlers get.
+		return d.stayedSentence()
+	case findCode(findings, CodeSoft404RenderOnly) != nil:
+		return "What the browser shows at this address is the app's not-found page, so the differences below are that page's, not content to serve in the HTML."
+	}
+	return ""
 }
 
 // shareWords says a share in words: "all", "none" or a percentage.

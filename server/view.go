@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -112,45 +111,6 @@ type cell struct {
 type item struct {
 	Text string
 	Only bool
-}
-
-// findingGroup holds the findings of one severity.
-type findingGroup struct {
-	Severity string
-	Findings []findingView
-}
-
-// findingView is a finding with its code's explanation.
-type findingView struct {
-	compare.Finding
-	// Title names the finding in words; Explanation adds to the message
-	// only what it does not already say (compare.Explain).
-	Title       string
-	Explanation string
-	// CauseLine says the finding's cause in words (compare.CauseWords),
-	// CauseURL the full URL of the script its shortened path stands for.
-	CauseLine string
-	CauseURL  string
-}
-
-// scriptWidth is how many characters of a script URL a cause line shows;
-// CauseURL has all of it.
-const scriptWidth = 32
-
-// withCause adds a finding's cause line. html/template escapes what comes
-// from the page, so the strings go in as they are, script URLs shortened.
-func (fv *findingView) withCause(pageURL string) {
-	c := fv.Finding.Cause
-	if c == nil {
-		return
-	}
-	fv.CauseLine = compare.Capitalise(compare.CauseWords(c, compare.CauseShow{
-		Script: func(u string) string { return compare.ScriptLabel(u, pageURL, scriptWidth) },
-		Text:   func(s string) string { return s },
-	}))
-	if c.ScriptURL != "" && !c.Inline {
-		fv.CauseURL = c.ScriptURL
-	}
 }
 
 // laneRow is one row of the lane details table.
@@ -270,32 +230,6 @@ func newCell(v any) cell {
 		c.Items = append(c.Items, item{Text: it})
 	}
 	return c
-}
-
-// severityOrder ranks severities, most serious first.
-var severityOrder = []compare.Severity{compare.SeverityCritical, compare.SeverityWarning, compare.SeverityInfo}
-
-func groupFindings(fs []compare.Finding, pageURL string) []findingGroup {
-	var out []findingGroup
-	rank := func(s compare.Severity) int {
-		if i := slices.Index(severityOrder, s); i >= 0 {
-			return i
-		}
-		return len(severityOrder)
-	}
-	sorted := slices.SortedStableFunc(slices.Values(fs), func(a, b compare.Finding) int {
-		return cmp.Compare(rank(a.Severity), rank(b.Severity))
-	})
-	for _, f := range sorted {
-		if len(out) == 0 || out[len(out)-1].Severity != string(f.Severity) {
-			out = append(out, findingGroup{Severity: string(f.Severity)})
-		}
-		fv := findingView{Finding: f, Title: compare.CodeTitle(f.Code), Explanation: compare.Explain(f)}
-		fv.withCause(pageURL)
-		g := &out[len(out)-1]
-		g.Findings = append(g.Findings, fv)
-	}
-	return out
 }
 
 func laneRows(r *audit.Report) []laneRow {

@@ -200,3 +200,38 @@ func TestReportPageCauses(t *testing.T) {
 		t.Errorf("%d cause lines, want 7 (one per finding with a cause)", n)
 	}
 }
+
+// TestReportPageConsequences: the differences a redirect causes are listed
+// under the redirect finding, each once, not among the findings of their
+// own (issue 32).
+func TestReportPageConsequences(t *testing.T) {
+	t.Parallel()
+	p, err := newPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := audit.Decode(testsite.GoldenReports(t)["causes.json"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cause := &compare.Cause{Kind: compare.CauseRedirect, Mechanism: compare.RedirectMetaRefresh, Target: "http://shop.example/new"}
+	r.Findings = []compare.Finding{
+		{Code: compare.CodeRenderRedirectMetaRefresh, Severity: compare.SeverityCritical, Lane: compare.LaneRender, Message: "A meta refresh sent the browser away.", Cause: cause},
+		{Code: compare.CodeContentRenderOnly, Severity: compare.SeverityInfo, ConsequenceOf: compare.CodeRenderRedirectMetaRefresh, Message: "A consequence of the redirect: its words.", Cause: cause},
+		{Code: compare.CodeTitleChanged, Severity: compare.SeverityInfo, ConsequenceOf: compare.CodeRenderRedirectMetaRefresh, Message: "A consequence of the redirect: its title.", Cause: cause},
+		{Code: compare.CodeCanonicalRelative, Severity: compare.SeverityInfo, Message: "Relative canonical."},
+	}
+	rec := httptest.NewRecorder()
+	p.render(rec, nil, http.StatusOK, "report", newReportView(r))
+	page := rec.Body.String()
+	redirect := strings.Index(page, `id="finding-render.redirect_meta_refresh-render"`)
+	list := strings.Index(page, `<details class="consequences"><summary>2 differences follow from it</summary>`)
+	words := strings.Index(page, "A consequence of the redirect: its words.")
+	relative := strings.Index(page, "Relative canonical.")
+	if redirect < 0 || list < redirect || words < list || relative < words {
+		t.Errorf("the consequences are not listed under the redirect, before the other findings:\n%s", page)
+	}
+	if n := strings.Count(page, "A consequence of the redirect"); n != 2 {
+		t.Errorf("%d consequence messages, want each of the 2 once", n)
+	}
+}
