@@ -19,41 +19,6 @@ import (
 	"lekta.dev/lekta/policy"
 )
 
-// corpusPage is one page of the framework corpus the tests audit.
-type corpusPage struct {
-	// file is the expectations file the page's entry is in, key its entry.
-	file, key  string
-	host, path string
-	// redirect is where the server sends the page, "" when it answers.
-	redirect string
-}
-
-func (p corpusPage) url() string { return "http://" + p.host + p.path }
-
-// corpusPages are every variant's routes, a path no route knows (the
-// not-found route), and the head snippets.
-func corpusPages(c *corpus.Corpus) []corpusPage {
-	var out []corpusPage
-	for _, v := range c.Variants() {
-		file := filepath.Join(corpus.Root(), "apps", v.App.Name, corpus.ExpectFile)
-		for _, p := range []string{"/", "/products", "/old-products", "/nowhere", "/legacy"} {
-			if p == "/legacy" && v.Routes[p] == nil {
-				continue
-			}
-			page := corpusPage{file: file, key: v.Name + " " + p, host: v.Host, path: p}
-			if rt := v.Routes[p]; rt != nil {
-				page.redirect = rt.Redirect
-			}
-			out = append(out, page)
-		}
-	}
-	file := filepath.Join(corpus.Root(), "snippets", corpus.ExpectFile)
-	for _, s := range []string{"gtm-head.html", "cookie-banner.html", "meta-refresh.html", "two-titles.html"} {
-		out = append(out, corpusPage{file: file, key: s, host: corpus.SnippetsHost, path: "/" + s})
-	}
-	return out
-}
-
 // pageExpect is what a corpus page's report must say. Pairs are [plain,
 // render].
 type pageExpect struct {
@@ -85,15 +50,14 @@ func observed(r *Report) pageExpect {
 		}
 	}
 	for _, f := range r.Findings {
-		e.Findings = append(e.Findings, findingWords(f, true))
+		e.Findings = append(e.Findings, findingWords(f))
 	}
 	slices.Sort(e.Findings)
 	return e
 }
 
-// findingWords writes a finding for an expectation; full writes every
-// detail of its cause.
-func findingWords(f compare.Finding, full bool) string {
+// findingWords writes a finding for an expectation.
+func findingWords(f compare.Finding) string {
 	s := string(f.Severity) + " " + f.Code
 	if f.Lane != "" {
 		s += " lane=" + string(f.Lane)
@@ -101,7 +65,7 @@ func findingWords(f compare.Finding, full bool) string {
 	if f.ConsequenceOf != "" {
 		s += " of=" + f.ConsequenceOf
 	}
-	if c := causeWords(f.Cause, full); c != "" {
+	if c := causeWords(f.Cause); c != "" {
 		s += " cause=" + c
 	}
 	return s
@@ -110,9 +74,8 @@ func findingWords(f compare.Finding, full bool) string {
 // causeWords writes a cause: its kind, then what names it: the element
 // and line of a parser cause, the mechanism and target path of a
 // redirect, the lane and element of a soft 404, the request path of a
-// request. Without full, script and request causes are their kind alone:
-// which file and line they name is issue 33's to make right.
-func causeWords(c *compare.Cause, full bool) string {
+// request (comparable says how much of that this issue checks).
+func causeWords(c *compare.Cause) string {
 	if c == nil {
 		return ""
 	}
@@ -129,9 +92,7 @@ func causeWords(c *compare.Cause, full bool) string {
 	case compare.CauseSoft404:
 		s += ":" + c.Mechanism + ":" + c.Element
 	case compare.CauseRequest:
-		if full {
-			s += ":" + c.RequestPath
-		}
+		s += ":" + c.RequestPath
 	}
 	return s
 }
@@ -198,7 +159,7 @@ func TestCorpusReports(t *testing.T) {
 		c.Register(e.site)
 		*gc = e.site.GuardConfig(c.Hosts()...)
 	}, nil)
-	pages := corpusPages(c)
+	pages := c.Pages()
 	audits := auditAll(t, e, pages)
 	if *update {
 		writeExpectations(t, pages, audits)
@@ -206,14 +167,14 @@ func TestCorpusReports(t *testing.T) {
 	}
 	want := readExpectations(t, pages)
 	for i, p := range pages {
-		t.Run(p.host+p.path, func(t *testing.T) {
+		t.Run(p.Host+p.Path, func(t *testing.T) {
 			r := audits[i].report
-			w, ok := want[p.file][p.key]
+			w, ok := want[p.Expect][p.Key]
 			if !ok {
-				t.Fatalf("no expectation for %s in %s (run with -update)", p.key, p.file)
+				t.Fatalf("no expectation for %s in %s (run with -update)", p.Key, p.Expect)
 			}
 			if diff := expectDiff(comparable(observed(r)), comparable(w)); diff != "" {
-				t.Errorf("%s: the report differs from %s:\n%s", p.url(), filepath.Base(filepath.Dir(p.file))+"/"+corpus.ExpectFile, diff)
+				t.Errorf("%s: the report differs from %s:\n%s", p.URL(), filepath.Base(filepath.Dir(p.Expect))+"/"+corpus.ExpectFile, diff)
 			}
 		})
 	}
@@ -228,15 +189,15 @@ type corpusAudit struct {
 
 // auditAll audits the pages, two hosts at a time (one audit at a time per
 // host, as the limits promise), and fails on an audit that did not complete.
-func auditAll(t *testing.T, e *env, pages []corpusPage) []corpusAudit {
+func auditAll(t *testing.T, e *env, pages []corpus.Page) []corpusAudit {
 	t.Helper()
 	byHost := map[string][]int{}
 	var hosts []string
 	for i, p := range pages {
-		if byHost[p.host] == nil {
-			hosts = append(hosts, p.host)
+		if byHost[p.Host] == nil {
+			hosts = append(hosts, p.Host)
 		}
-		byHost[p.host] = append(byHost[p.host], i)
+		byHost[p.Host] = append(byHost[p.Host], i)
 	}
 	audits := make([]corpusAudit, len(pages))
 	next := make(chan string, len(hosts))
@@ -250,7 +211,7 @@ func auditAll(t *testing.T, e *env, pages []corpusPage) []corpusAudit {
 			for h := range next {
 				for _, i := range byHost[h] {
 					start := time.Now()
-					r := e.audit(t, pages[i].url(), TriggerCLI)
+					r := e.audit(t, pages[i].URL(), TriggerCLI)
 					audits[i] = corpusAudit{report: r, start: start, end: time.Now()}
 				}
 			}
@@ -259,7 +220,7 @@ func auditAll(t *testing.T, e *env, pages []corpusPage) []corpusAudit {
 	wg.Wait()
 	for i, a := range audits {
 		if a.report.Status != StatusComplete {
-			t.Fatalf("%s: status %s (%s)", pages[i].url(), a.report.Status, a.report.Reason)
+			t.Fatalf("%s: status %s (%s)", pages[i].URL(), a.report.Status, a.report.Reason)
 		}
 	}
 	return audits
@@ -269,7 +230,7 @@ func auditAll(t *testing.T, e *env, pages []corpusPage) []corpusAudit {
 // requests to its host while it ran): robots.txt and the page once by the
 // plain lane (and the hops of a server redirect), the page once by the
 // render lane and everything else only by it, nothing but GET.
-func checkCorpusLog(t *testing.T, site *testsite.Site, pages []corpusPage, audits []corpusAudit) {
+func checkCorpusLog(t *testing.T, site *testsite.Site, pages []corpus.Page, audits []corpusAudit) {
 	t.Helper()
 	plainUA, renderUA := policy.DefaultIdentity().PlainUA(), browser.UserAgent()
 	hits := site.Hits()
@@ -278,65 +239,65 @@ func checkCorpusLog(t *testing.T, site *testsite.Site, pages []corpusPage, audit
 		var plain []string
 		render := 0
 		for _, h := range hits {
-			if h.Host != p.host || h.Start.Before(a.start) || h.End.After(a.end) {
+			if h.Host != p.Host || h.Start.Before(a.start) || h.End.After(a.end) {
 				continue
 			}
 			switch {
 			case h.Method != "GET":
-				t.Errorf("%s: %s %s reached the site; only GET may", p.url(), h.Method, h.Path)
+				t.Errorf("%s: %s %s reached the site; only GET may", p.URL(), h.Method, h.Path)
 			case h.UserAgent == plainUA:
 				plain = append(plain, h.Path)
 			case h.UserAgent != renderUA:
-				t.Errorf("%s: %s fetched with user agent %q", p.url(), h.Path, h.UserAgent)
+				t.Errorf("%s: %s fetched with user agent %q", p.URL(), h.Path, h.UserAgent)
 			case h.Path == "/robots.txt":
-				t.Errorf("%s: the render lane fetched robots.txt", p.url())
-			case h.Path == p.path && strings.HasPrefix(h.Accept, "text/html"):
+				t.Errorf("%s: the render lane fetched robots.txt", p.URL())
+			case h.Path == p.Path && strings.HasPrefix(h.Accept, "text/html"):
 				render++
 			}
 		}
-		want := []string{"/robots.txt", p.path}
-		if p.redirect != "" {
-			want = append(want, p.redirect)
+		want := []string{"/robots.txt", p.Path}
+		if p.Redirect != "" {
+			want = append(want, p.Redirect)
 		}
 		if !slices.Equal(plain, want) {
-			t.Errorf("%s: the plain lane fetched %q, want %q", p.url(), plain, want)
+			t.Errorf("%s: the plain lane fetched %q, want %q", p.URL(), plain, want)
 		}
 		if render != 1 {
-			t.Errorf("%s: the render lane loaded the page %d times, want once", p.url(), render)
+			t.Errorf("%s: the render lane loaded the page %d times, want once", p.URL(), render)
 		}
 	}
 }
 
 // readExpectations reads the expectation files the pages name.
-func readExpectations(t *testing.T, pages []corpusPage) map[string]map[string]pageExpect {
+func readExpectations(t *testing.T, pages []corpus.Page) map[string]map[string]pageExpect {
 	t.Helper()
 	out := map[string]map[string]pageExpect{}
 	for _, p := range pages {
-		if _, ok := out[p.file]; ok {
+		if _, ok := out[p.Expect]; ok {
 			continue
 		}
-		b, err := os.ReadFile(p.file)
+		b, err := os.ReadFile(p.Expect)
 		if err != nil {
 			t.Fatalf("read expectations (run with -update to write them): %v", err)
 		}
 		m := map[string]pageExpect{}
 		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatalf("%s: %v", p.file, err)
+			t.Fatalf("%s: %v", p.Expect, err)
 		}
-		out[p.file] = m
+		out[p.Expect] = m
 	}
 	return out
 }
 
 // writeExpectations writes what the reports say as the expectations.
-func writeExpectations(t *testing.T, pages []corpusPage, audits []corpusAudit) {
+func writeExpectations(t *testing.T, pages []corpus.Page, audits []corpusAudit) {
 	t.Helper()
 	files := map[string]map[string]pageExpect{}
 	for i, p := range pages {
-		if files[p.file] == nil {
-			files[p.file] = map[string]pageExpect{}
+		if files[p.Expect] == nil {
+			files[p.Expect] = map[string]pageExpect{}
 		}
-		files[p.file][p.key] = observed(audits[i].report)
+		files[p.Expect][p.Key] = observed(audits[i].report)
 	}
 	for file, m := range files {
 		if err := os.WriteFile(file, expectationsJSON(m), 0o644); err != nil {

@@ -232,6 +232,31 @@ func (d *differ) renderFindings(l *findingList, rs *Snapshot) {
 	if n := len(rd.Exceptions); n > 0 {
 		l.add(CodeRenderExceptions, LaneRender, "Scripts threw %s while rendering, the first: %s. Content those scripts produce may be missing for browsers too.", plural(n, "uncaught exception", "uncaught exceptions"), q(rd.Exceptions[0]))
 	}
+	refusalFindings(l, rd)
+	if n := len(rd.FailedRequests); n > 0 {
+		f := rd.FailedRequests[0]
+		l.add(CodeRenderFailedRequests, LaneRender, "%s failed while rendering, the first: %s (%s).", plural(n, "request", "requests"), q(f.URL), f.Reason)
+	}
+	switch {
+	case rd.SettledBy == "budget":
+		l.add(CodeRenderBudget, LaneRender, "The page was still working when the render lane's budget of %s of page time ran out (an interval, an animation loop or a timer due later); content that appears later than %s of page time is not seen by renderers.", seconds(rd.Budget), seconds(rd.Budget))
+	case !rd.Settled:
+		msg := "The page was still loading when the render lane stopped waiting, so the rendered view may be incomplete."
+		if rd.SettledBy == "request_budget" {
+			msg = "The page made more requests (or moved more bytes) than the render lane allows one audit, so what it loaded after that is missing from the rendered view."
+		}
+		if n := len(rd.PendingRequests); n > 0 {
+			msg += fmt.Sprintf(" %s never finished, the first: %s.", plural(n, "request", "requests"), q(rd.PendingRequests[0]))
+		}
+		l.add(CodeRenderNotSettled, LaneRender, "%s", msg)
+	}
+	d.clientRedirectFindings(l, rs)
+}
+
+// refusalFindings reports what the page tried that the render lane
+// refused: resources robots.txt disallows, sending data, features Google's
+// renderer lacks, WebSockets, cookies and credentials.
+func refusalFindings(l *findingList, rd *RenderDetails) {
 	if n := rd.Blocked["robots"]; n > 0 {
 		var examples []string
 		for _, b := range rd.BlockedURLs {
@@ -275,24 +300,6 @@ func (d *differ) renderFindings(l *findingList, rs *Snapshot) {
 		}
 		l.add(CodeRenderCookiesRefused, LaneRender, "The page tried to use %s while rendering; LektaBot sent none, as crawlers keep no cookies and log in nowhere.", strings.Join(parts, " and "))
 	}
-	if n := len(rd.FailedRequests); n > 0 {
-		f := rd.FailedRequests[0]
-		l.add(CodeRenderFailedRequests, LaneRender, "%s failed while rendering, the first: %s (%s).", plural(n, "request", "requests"), q(f.URL), f.Reason)
-	}
-	switch {
-	case rd.SettledBy == "budget":
-		l.add(CodeRenderBudget, LaneRender, "The page was still working when the render lane's budget of %s of page time ran out (an interval, an animation loop or a timer due later); content that appears later than %s of page time is not seen by renderers.", seconds(rd.Budget), seconds(rd.Budget))
-	case !rd.Settled:
-		msg := "The page was still loading when the render lane stopped waiting, so the rendered view may be incomplete."
-		if rd.SettledBy == "request_budget" {
-			msg = "The page made more requests (or moved more bytes) than the render lane allows one audit, so what it loaded after that is missing from the rendered view."
-		}
-		if n := len(rd.PendingRequests); n > 0 {
-			msg += fmt.Sprintf(" %s never finished, the first: %s.", plural(n, "request", "requests"), q(rd.PendingRequests[0]))
-		}
-		l.add(CodeRenderNotSettled, LaneRender, "%s", msg)
-	}
-	d.clientRedirectFindings(l, rs)
 }
 
 // seconds writes a budget for a sentence: "5 s", "2.5 s".

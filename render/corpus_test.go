@@ -34,24 +34,6 @@ func mustCorpus(tb testing.TB) (*Browser, *site, *corpus.Corpus) {
 	return b, s, c
 }
 
-// corpusURLs are every page of the corpus: each variant's routes and a
-// path no route knows, and the head snippets.
-func corpusURLs(c *corpus.Corpus) []string {
-	var out []string
-	for _, v := range c.Variants() {
-		for _, p := range []string{"/", "/products", "/old-products", "/nowhere", "/legacy"} {
-			if p == "/legacy" && v.Routes[p] == nil {
-				continue
-			}
-			out = append(out, "http://"+v.Host+p)
-		}
-	}
-	for _, s := range []string{"gtm-head.html", "cookie-banner.html", "meta-refresh.html", "two-titles.html"} {
-		out = append(out, "http://"+corpus.SnippetsHost+"/"+s)
-	}
-	return out
-}
-
 // view is what a crawler reads of a rendered page: the words, the links
 // and the head fields. Two complete renders of a page have the same view.
 func view(s *compare.Snapshot) string {
@@ -110,7 +92,10 @@ func TestCorpusRenderComplete(t *testing.T) {
 	}
 	stop := busyLoops()
 	defer stop()
-	urls := corpusURLs(c)
+	var urls []string
+	for _, p := range c.Pages() {
+		urls = append(urls, p.URL())
+	}
 	views := make([][]string, len(urls))
 	settled := make([][]string, len(urls))
 	sem := make(chan struct{}, 2)

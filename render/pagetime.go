@@ -143,14 +143,7 @@ const drainJS = `new Promise((r) => { const c = new MessageChannel(); c.port1.on
 func (a *audit) drain(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	world, err := a.isolatedWorld(ctx)
-	if err != nil {
-		return err
-	}
-	_, err = cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: drainJS, ContextID: world, AwaitPromise: new(true), ReturnByValue: new(true), Silent: new(true),
-	})
-	if err != nil {
+	if err := a.awaitIsolated(ctx, drainJS); err != nil {
 		return fmt.Errorf("let the page's tasks run: %w", err)
 	}
 	return nil
@@ -167,17 +160,8 @@ const frameJS = `new Promise((r) => requestAnimationFrame(() => requestAnimation
 func (a *audit) renderFrame(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	world, err := a.isolatedWorld(ctx)
-	if err != nil {
-		return err
-	}
 	done := make(chan error, 1)
-	go func() {
-		_, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: frameJS, ContextID: world, AwaitPromise: new(true), ReturnByValue: new(true), Silent: new(true),
-		})
-		done <- err
-	}()
+	go func() { done <- a.awaitIsolated(ctx, frameJS) }()
 	nudge := time.NewTicker(frameNudge)
 	defer nudge.Stop()
 	for {
@@ -193,6 +177,19 @@ func (a *audit) renderFrame(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// awaitIsolated evaluates a promise expression in a fresh isolated world
+// of the main frame, which page script cannot touch, and waits for it.
+func (a *audit) awaitIsolated(ctx context.Context, expr string) error {
+	world, err := a.isolatedWorld(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: expr, ContextID: world, AwaitPromise: new(true), ReturnByValue: new(true), Silent: new(true),
+	})
+	return err
 }
 
 // isolatedWorld returns an isolated world of the main frame's document.

@@ -338,3 +338,46 @@ func (c *Corpus) Variant(app, variant string) *Variant {
 	}
 	return nil
 }
+
+// Snippets are the head snippets' pages of testdata/corpus/snippets that
+// the tests audit (landing.html is where the meta refresh leads).
+var Snippets = []string{"gtm-head.html", "cookie-banner.html", "meta-refresh.html", "two-titles.html"}
+
+// Page is one page of the corpus the tests audit.
+type Page struct {
+	Host, Path string
+	// Expect is the expectations file that holds the page's entry, Key
+	// its entry ("csr /products", or a snippet's file name).
+	Expect, Key string
+	// Redirect is where the server sends the page with a 3xx, "" when it
+	// answers itself.
+	Redirect string
+}
+
+// URL is the page's address.
+func (p Page) URL() string { return "http://" + p.Host + p.Path }
+
+// Pages are every variant's /, /products, /old-products, a path no route
+// knows (/nowhere: the not-found route) and /legacy where it has one,
+// then the snippets.
+func (c *Corpus) Pages() []Page {
+	var out []Page
+	for _, v := range c.Variants() {
+		expect := filepath.Join(Root(), "apps", v.App.Name, ExpectFile)
+		for _, p := range []string{"/", "/products", "/old-products", "/nowhere", "/legacy"} {
+			rt := v.Routes[p]
+			if p == "/legacy" && rt == nil {
+				continue
+			}
+			page := Page{Host: v.Host, Path: p, Expect: expect, Key: v.Name + " " + p}
+			if rt != nil {
+				page.Redirect = rt.Redirect
+			}
+			out = append(out, page)
+		}
+	}
+	for _, s := range Snippets {
+		out = append(out, Page{Host: SnippetsHost, Path: "/" + s, Expect: filepath.Join(Root(), "snippets", ExpectFile), Key: s})
+	}
+	return out
+}
