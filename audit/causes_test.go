@@ -102,7 +102,7 @@ var subresourceLoads = map[string]int{
 	"/causes/bundle.js": 1, "/causes/loader.js": 1, "/causes/late-title.js": 1, "/causes/tm.js": 1,
 	"/causes/fw.js": 1, "/causes/shop.js": 1, "/causes/products.json": 1,
 	"/causes/router.js": 1, "/causes/history.js": 1, "/causes/landing.html": 2,
-	"/causes/many.js": 1,
+	"/causes/many.js": 1, "/causes/forge-title.js": 1, "/causes/setter-title.js": 1, "/causes/lang.js": 1,
 }
 
 // TestAuditCausesOfPages: the causes that are no script's write — a
@@ -186,6 +186,58 @@ func TestAuditCausesHostile(t *testing.T) {
 	if f == nil || f.Cause == nil || !strings.HasSuffix(f.Cause.ScriptURL, "/causes/many.js") || f.Cause.Line != 6 {
 		t.Errorf("many insertions: content finding %+v, want many.js line 6", f)
 	}
+}
+
+// TestAuditCausesRecorder: no page can find, flood, forge or break the
+// write recorder (issue 33). A page that hunts the window's properties for
+// it, floods it and rewrites its script URLs; a page whose prototypes
+// throw at whoever copies an object; and a page whose script sets only
+// <html lang>, whose heading is no script's.
+func TestAuditCausesRecorder(t *testing.T) {
+	e := mustEnv(t, nil)
+	const site = "http://shop.example/causes/"
+	for _, c := range []struct{ page, script string }{
+		{"recorder-forge.html", "/causes/forge-title.js"},
+		{"recorder-setter.html", "/causes/setter-title.js"},
+	} {
+		t.Run(c.page, func(t *testing.T) {
+			r := e.audit(t, site+c.page, TriggerCLI)
+			if r.Status != StatusComplete || r.Lanes.Render.Outcome != OutcomeOK {
+				t.Fatalf("status %s, render %s %q", r.Status, r.Lanes.Render.Outcome, r.Lanes.Render.Error)
+			}
+			f := findingOf(r, compare.CodeTitleChanged)
+			if f == nil {
+				t.Fatalf("no title finding; got %s", codesOf(r))
+			}
+			got, _ := json.Marshal(f.Cause)
+			if f.Cause == nil || f.Cause.Kind != compare.CauseScript || !strings.HasSuffix(f.Cause.ScriptURL, c.script) || f.Cause.Line != 2 {
+				t.Errorf("title cause %s, want %s line 2", got, c.script)
+			}
+			var text strings.Builder
+			if err := WriteText(&text, r); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(text.String(), "forged") {
+				t.Errorf("the report repeats what the page forged:\n%s", text.String())
+			}
+		})
+	}
+	t.Run("lang-only.html", func(t *testing.T) {
+		r := e.audit(t, site+"lang-only.html", TriggerCLI)
+		f := findingOf(r, compare.CodeLangRenderOnly)
+		if f == nil || f.Cause == nil || !strings.HasSuffix(f.Cause.ScriptURL, "/causes/lang.js") {
+			t.Errorf("lang finding %+v, want one caused by lang.js", f)
+		}
+		for _, f := range r.Findings {
+			if strings.HasPrefix(f.Code, "h1.") && f.Cause != nil {
+				got, _ := json.Marshal(f.Cause)
+				t.Errorf("%s has the cause %s; no script wrote the heading", f.Code, got)
+			}
+		}
+		if !strings.Contains(codesOf(r), "h1.") {
+			t.Errorf("no h1 finding (the plain lane reads the <noscript> heading); got %s", codesOf(r))
+		}
+	})
 }
 
 func findingOf(r *Report, code string) *compare.Finding {

@@ -3,7 +3,9 @@ package audit
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,4 +59,52 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkRecorderFlood audits a static page and a page that hunts for
+// the write recorder and floods it (causes/recorder-forge.html), in turn,
+// and reports the process's peak heap during each kind (sampled every
+// millisecond) and their ratio (flood/static): a page cannot make this
+// process hold more than its answer's bound.
+func BenchmarkRecorderFlood(b *testing.B) {
+	e := mustEnv(b, nil)
+	n := 0
+	peak := func(path string) uint64 {
+		n++
+		runtime.GC()
+		var top atomic.Uint64
+		done := make(chan struct{})
+		go func() {
+			var m runtime.MemStats
+			for {
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > top.Load() {
+					top.Store(m.HeapInuse)
+				}
+				select {
+				case <-done:
+					return
+				case <-time.After(time.Millisecond):
+				}
+			}
+		}()
+		r, err := e.auditor.Audit(context.Background(), Request{URL: fmt.Sprintf("http://shop.example%s?n=%d", path, n), Trigger: TriggerCLI})
+		close(done)
+		if err != nil || r.Status != StatusComplete {
+			b.Fatalf("audit %s: %v %v", path, err, r)
+		}
+		return top.Load()
+	}
+	peak("/delayed/static.html")
+	var static, flood []uint64
+	for i := 0; b.Loop(); i++ {
+		static = append(static, peak("/delayed/static.html"))
+		flood = append(flood, peak("/causes/recorder-forge.html"))
+	}
+	slices.Sort(static)
+	slices.Sort(flood)
+	s, f := static[len(static)-1], flood[len(flood)-1]
+	b.ReportMetric(float64(s)/(1<<20), "static-peak-MB")
+	b.ReportMetric(float64(f)/(1<<20), "flood-peak-MB")
+	b.ReportMetric(float64(f)/float64(s), "flood/static")
 }

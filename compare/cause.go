@@ -91,6 +91,16 @@ type ScriptWrite struct {
 	// Unknown: the page defeated the recorder (overwrote a wrapped
 	// function, a hostile stack); Script is then "".
 	Unknown bool
+	// Stack is the write's call stack, innermost first: the frames with a
+	// script URL (Script, Line and Column are its first).
+	Stack []Frame
+}
+
+// Frame is one frame of a recorded stack: a script URL and a 1-based line
+// and column in it.
+type Frame struct {
+	Script       string
+	Line, Column int
 }
 
 // The mechanisms of a ClientRedirect.

@@ -97,6 +97,8 @@ type audit struct {
 	refused []string
 	// causes is what the write recorder saw, read before the snapshot.
 	causes causes
+	// causesReply receives the recorder's answers (its binding's calls).
+	causesReply chan string
 	// clock is the page time granted so far, for the time of a client
 	// navigation (known to within one grant).
 	clock pageClock
@@ -139,6 +141,7 @@ func newAudit(b *Browser, in *instance, t *tab, req Request, u *url.URL, start t
 		frameHops:     make(map[network.RequestID]int),
 		endSettle:     func() {},
 		budgetExpired: make(chan struct{}, 1),
+		causesReply:   make(chan string, 1),
 		loadFired:     make(chan struct{}),
 	}
 	a.net.init()

@@ -3,10 +3,15 @@ package render
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -23,100 +28,113 @@ import (
 // and script elements, node insertion (appendChild and the other insertion
 // methods, the innerHTML, outerHTML and insertAdjacentHTML writes,
 // document.write), text writes on connected elements, and the history
-// API. Each recorded write takes its caller from the stack, the first frame
-// with a script URL: the recorder's own frames and the page-state script's
-// have none. It records only writes that touch <head> or reach an element
-// of the document, at most maxWrites of them, and keeps the paths of the
-// fetch and XHR responses scripts received, so content a script inserted
-// after a response names it.
+// API. Each recorded write keeps its stack: up to recorderFrames frames
+// with a script URL (the recorder's own frames and the page-state
+// script's have none). It records only writes that touch <head> or reach
+// an element of the document, at most maxWrites of them, and keeps the
+// paths of the fetch and XHR responses scripts received.
 //
-// Everything it reports comes from the page, which can forge it: it
-// decides only what the report says about the page's own scripts, every
-// string is cut and made valid UTF-8 here, and the report escapes it. A
-// page that replaces the wrapped functions or defeats the stack capture
-// gets its writes attributed to no script (compare: "unknown"), and nothing
-// it does to the recorder throws into its own code: every step of the
-// recorder is inside a try.
+// No page script can find, read or grow the records. They live in the
+// script's closure; the lane reads them by dispatching an event whose name
+// only Go and the closure know, from an isolated world, and the closure
+// answers through a CDP binding it took off the window before any page
+// script ran. The answer is written in the closure with captured
+// functions, bounded in the page (writes, stacks, scripts, string
+// lengths) before anything crosses to Go, and checked again here (types,
+// ranges, control characters): a page that tampers gets its causes shown
+// as unknown, never dropped and never its own words.
 //
-// recorderJS takes the property name its records are read under (%[1]q)
-// and the cap on writes (%[2]d).
+// recorderJS takes the binding's name (%[1]q), the event's (%[2]q), the cap
+// on writes (%[3]d), frames per stack (%[4]d), scripts (%[5]d) and
+// stacks (%[6]d).
 const recorderJS = `(() => {
-const KEY = %[1]q, MAX = %[2]d, MAXNODES = 200;
+const BIND = %[1]q, EVT = %[2]q, MAX = %[3]d, MAXNODES = 200, FRAMES = %[4]d, MAXSCRIPTS = %[5]d, MAXSTACKS = %[6]d, MAXSTR = 1024;
 const W = window;
-if (Object.prototype.hasOwnProperty.call(W, KEY)) return;
+const send = W[BIND];
+try { delete W[BIND]; } catch (e) {}
+if (typeof send !== "function") return;
 const O = Object, R = Reflect, apply = R.apply, own = O.getOwnPropertyDescriptor, def = O.defineProperty;
-const Err = W.Error, isArray = Array.isArray, P = W.performance, pnow = P.now;
+const Err = W.Error, isArray = Array.isArray, P = W.performance, pnow = P.now, JS = W.JSON, jstr = JS.stringify;
 const now = () => apply(pnow, P, []);
 const M = Map.prototype, S = Set.prototype;
-const mget = M.get, mset = M.set, mforEach = M.forEach, sadd = S.add, shas = S.has, sforEach = S.forEach;
+const mget = M.get, mset = M.set, mhas = M.has, mforEach = M.forEach, sadd = S.add, sforEach = S.forEach, gSize = own(M, "size").get;
 const NP = W.Node.prototype, EP = W.Element.prototype, DP = W.Document.prototype;
-const getter = (p, n) => { const d = own(p, n); return d && d.get; };
+const getter = (p, n) => { const d = p && own(p, n); return d && d.get; };
 const gConnected = getter(NP, "isConnected"), gParent = getter(NP, "parentNode"), gType = getter(NP, "nodeType");
 const gPrev = getter(NP, "previousSibling"), gNext = getter(NP, "nextSibling"), gFirst = getter(NP, "firstChild");
 const gLast = getter(NP, "lastChild"), gLocal = getter(EP, "localName"), gChildren = getter(NP, "childNodes");
 const gCurrent = getter(DP, "currentScript"), gDocEl = getter(DP, "documentElement");
-const setAttr = EP.setAttribute;
+const gDetail = getter(W.CustomEvent.prototype, "detail"), gResURL = getter(W.Response && W.Response.prototype, "url");
+const setAttr = EP.setAttribute, listen = W.EventTarget.prototype.addEventListener, qs = DP.querySelector;
 const call = (f, t, a) => apply(f, t, a || []);
 const URLc = W.URL, gPath = getter(URLc.prototype, "pathname");
 const DOCURL = String(document.URL).split("#")[0];
+// The records live in this closure only: no property of the page holds them.
 const writes = [], marks = new Map(), fields = new Map(), responses = [], hist = [], ours = [];
+const scripts = new Map(), scriptList = [], stacks = new Map(), stackList = [];
 let full = false, busy = false;
 const put = (a, v) => def(a, a.length, {value: v, writable: true, enumerable: true, configurable: true});
-const cut = (s) => { s = String(s); return s.length > 2048 ? s.slice(0, 2048) : s; };
+const cut = (s) => { s = "" + s; return s.length > 2048 ? s.slice(0, 2048) : s; };
 const asCallSites = (e, cs) => cs;
-// caller: the first frame with a script URL, and every script URL on the stack.
+// script: the index of a script URL in scriptList, -1 past the cap.
+const script = (file) => {
+  const i = call(mget, scripts, [file]);
+  if (i !== undefined) return i;
+  if (scriptList.length >= MAXSCRIPTS) return -1;
+  put(scriptList, cut(file));
+  call(mset, scripts, [file, scriptList.length - 1]);
+  return scriptList.length - 1;
+};
+// caller: the stack (an index into stackList, each a flat list of script
+// index, line and column of up to FRAMES frames with a script URL) and the
+// script of its first frame; null when the stack cannot be read.
 const caller = () => {
   const sp = own(Err, "prepareStackTrace"), sl = own(Err, "stackTraceLimit");
   let cs = null;
   try {
     def(Err, "prepareStackTrace", {value: asCallSites, writable: true, configurable: true});
-    Err.stackTraceLimit = 24;
+    def(Err, "stackTraceLimit", {value: 32, writable: true, configurable: true});
     cs = new Err().stack;
   } catch (e) { cs = null; }
   try { if (sp) def(Err, "prepareStackTrace", sp); else delete Err.prepareStackTrace; } catch (e) {}
   try { if (sl) def(Err, "stackTraceLimit", sl); } catch (e) {}
   if (!isArray(cs)) return null;
-  let top = null;
-  const all = new Set();
-  for (let i = 0; i < cs.length; i++) {
+  const flat = [];
+  let key = "";
+  for (let i = 0; i < cs.length && flat.length < 3 * FRAMES; i++) {
     const f = cs[i];
-    let file = "";
-    try { file = f.getFileName() || ""; } catch (e) { return null; }
+    let file = "", line = 0, col = 0;
+    try { file = f.getFileName() || ""; line = +f.getLineNumber() || 0; col = +f.getColumnNumber() || 0; } catch (e) { return null; }
     if (typeof file !== "string" || file === "" || !/^https?:/.test(file)) continue;
-    file = file.split("#")[0];
-    call(sadd, all, [file]);
-    if (!top) {
-      let line = 0, col = 0;
-      try { line = +f.getLineNumber() || 0; col = +f.getColumnNumber() || 0; } catch (e) {}
-      top = {s: cut(file), i: file === DOCURL, l: line, c: col};
-    }
+    const s = script(file.split("#")[0]);
+    if (s < 0) continue;
+    put(flat, s); put(flat, line); put(flat, col);
+    key += s + ":" + line + ":" + col + ",";
   }
-  if (!top) return null;
-  top.all = all;
-  return top;
+  if (flat.length === 0) return null;
+  let st = call(mget, stacks, [key]);
+  if (st === undefined) {
+    if (stackList.length >= MAXSTACKS) return {st: -1, top: flat[0]};
+    put(stackList, flat);
+    st = stackList.length - 1;
+    call(mset, stacks, [key, st]);
+  }
+  return {st: st, top: flat[0]};
 };
 // note: one write by the caller to the given nodes and field.
 const note = (nodes, field) => {
   if (full) return;
   if (writes.length >= MAX) { full = true; return; }
   const c = caller();
-  const t = now();
-  let req = "", reqBy = "";
-  if (c) {
-    for (let i = responses.length - 1; i >= 0; i--) {
-      const r = responses[i];
-      if (r.t <= t && call(shas, c.all, [r.s])) { req = r.p; reqBy = r.s; break; }
-    }
-  }
   const idx = writes.length;
-  const w = {s: c ? c.s : "", i: c ? c.i : false, l: c ? c.l : 0, c: c ? c.c : 0, t: t, e: 0, r: req, q: reqBy};
-  const by = c ? c.s : "";
+  const w = [c ? c.st : -1, now(), 0];
+  const by = c ? c.top : -1;
   const mark = (map, k) => {
     const prev = call(mget, map, [k]);
     const who = prev ? prev[1] : new Set();
     let earlier = 0;
     call(sforEach, who, [(s) => { if (s !== by) earlier++; }]);
-    if (earlier > w.e) w.e = earlier;
+    if (earlier > w[2]) w[2] = earlier;
     call(sadd, who, [by]);
     call(mset, map, [k, [idx, who]]);
   };
@@ -228,11 +246,13 @@ const text = (self) => {
 };
 wrap(NP, "textContent", null, text, true);
 wrap(W.HTMLElement && W.HTMLElement.prototype, "innerText", null, text, true);
+// attr: a write to an attribute of a head element. <html lang> is a field
+// of its own: marking the element would make every node of the page its.
 const attr = (self) => {
   if (!connected(self)) return null;
   const f = headField(self);
   if (f === "") return null;
-  return [[self], f === "lang" ? "lang" : ""];
+  return f === "lang" ? [[], "lang"] : [[self], ""];
 };
 for (const m of ["setAttribute", "setAttributeNS", "removeAttribute", "toggleAttribute"]) wrap(EP, m, null, attr);
 const props = [["HTMLMetaElement", ["content", "name", "httpEquiv"]], ["HTMLLinkElement", ["href", "rel", "hreflang"]],
@@ -241,7 +261,7 @@ for (const [cls, names] of props) for (const n of names) wrap(W[cls] && W[cls].p
 wrap(DP, "title", null, () => {
   const de = call(gDocEl, document);
   let t = null;
-  try { t = de ? document.querySelector("title") : null; } catch (e) {}
+  try { t = de ? call(qs, document, ["title"]) : null; } catch (e) {}
   return [t ? [t] : [], "title"];
 }, true);
 const written = (self) => {
@@ -252,20 +272,19 @@ const wroteHTML = (self, args, pre) => pre ? [targets(between(pre.parent, pre.pr
 wrap(DP, "write", written, wroteHTML);
 wrap(DP, "writeln", written, wroteHTML);
 const H = W.History && W.History.prototype;
-const path = (u) => { try { return call(gPath, new URLc(String(u), document.baseURI)); } catch (e) { return ""; } };
+const path = (u) => { try { return call(gPath, new URLc("" + u, document.baseURI)); } catch (e) { return ""; } };
 for (const m of ["pushState", "replaceState"]) {
-  wrap(H, m, () => String(document.URL), (self, args, from) => {
+  wrap(H, m, () => "" + document.URL, (self, args, from) => {
     if (args.length < 3 || args[2] === undefined || args[2] === null) return null;
-    const to = String(document.URL);
+    const to = "" + document.URL;
     if (path(from) === path(to)) return null;
-    const idx = writes.length;
-    put(hist, {f: cut(from), u: cut(to), t: now(), w: idx});
+    put(hist, [cut(from), cut(to), now(), writes.length]);
     return [[], "history"];
   });
 }
-// Responses: fetch and XHR, with the script that asked.
+// Responses: fetch and XHR, with the stack that asked.
 const F = W.fetch;
-if (typeof F === "function") {
+if (typeof F === "function" && gResURL) {
   const thenF = W.Promise.prototype.then;
   const wf = {fetch(...args) {
     let c = null;
@@ -274,7 +293,7 @@ if (typeof F === "function") {
     if (c) {
       try {
         call(thenF, p, [(res) => {
-          try { if (responses.length < MAX) put(responses, {s: c.s, p: cut(path(res.url)), t: now()}); } catch (e) {}
+          try { if (responses.length < MAX) put(responses, [c.top, cut(path(call(gResURL, res))), now()]); } catch (e) {}
         }, () => {}]);
       } catch (e) {}
     }
@@ -284,63 +303,88 @@ if (typeof F === "function") {
 }
 const X = W.XMLHttpRequest && W.XMLHttpRequest.prototype;
 if (X) {
-  const listen = W.EventTarget.prototype.addEventListener, gURL = getter(X, "responseURL"), gState = getter(X, "readyState");
+  const gURL = getter(X, "responseURL"), gState = getter(X, "readyState");
   wrap(X, "send", null, (self) => {
     const c = caller();
     if (!c) return null;
     call(listen, self, ["readystatechange", () => {
-      try { if (call(gState, self) === 4 && responses.length < MAX) put(responses, {s: c.s, p: cut(path(call(gURL, self))), t: now()}); } catch (e) {}
+      try { if (call(gState, self) === 4 && responses.length < MAX) put(responses, [c.top, cut(path(call(gURL, self))), now()]); } catch (e) {}
     }]);
     return null;
   });
 }
-def(W, KEY, {enumerable: false, configurable: false, writable: false, value: (attrName) => {
+// The reader answers the lane's event (named by EVT, which no page script
+// knows) through the binding the page never saw. It copies a bounded
+// amount, as JSON written here: the page's prototypes take no part.
+const q = (s) => call(jstr, JS, ["" + s]);
+const num = (n) => { n = +n; return n === n && n !== 1 / 0 && n !== -1 / 0 ? "" + n : "0"; };
+const list = (a, one) => { let s = "["; for (let i = 0; i < a.length; i++) s += (i ? "," : "") + one(a[i]); return s + "]"; };
+const nums = (a) => list(a, num);
+const read = (attrName) => {
   let tampered = false;
   for (let i = 0; i < ours.length; i++) {
-    const [p, n, w, setter] = ours[i];
-    const d = own(p, n);
-    if (!d || (setter ? d.set : d.value) !== w) tampered = true;
+    const o = ours[i];
+    const d = own(o[0], o[1]);
+    if (!d || (o[3] ? d.set : d.value) !== o[2]) tampered = true;
   }
   let marked = 0;
   if (attrName) call(mforEach, marks, [(m, n) => {
     try { if (connected(n) && call(gType, n) === 1) { call(setAttr, n, [attrName, "" + m[0]]); marked++; } } catch (e) {}
   }]);
-  const f = {};
-  call(mforEach, fields, [(m, k) => { f[k] = m[0]; }]);
-  return {writes: writes, fields: f, history: hist, tampered: tampered, full: full, marked: marked};
-}});
+  let fs = "", nf = 0;
+  call(mforEach, fields, [(m, k) => { fs += (nf++ ? "," : "") + q(k) + ":" + num(m[0]); }]);
+  return "{\"doc\":" + q(DOCURL) + ",\"scripts\":" + list(scriptList, q) + ",\"stacks\":" + list(stackList, nums) +
+    ",\"writes\":" + list(writes, nums) + ",\"fields\":{" + fs + "}" +
+    ",\"history\":" + list(hist, (h) => "[" + q(h[0]) + "," + q(h[1]) + "," + num(h[2]) + "," + num(h[3]) + "]") +
+    ",\"responses\":" + list(responses, (r) => "[" + num(r[0]) + "," + q(r[1]) + "," + num(r[2]) + "]") +
+    ",\"tampered\":" + tampered + ",\"full\":" + full + ",\"marked\":" + marked + "}";
+};
+call(listen, W, [EVT, (ev) => {
+  let m = "", out = "";
+  try { m = call(gDetail, ev); } catch (e) {}
+  try { out = read(typeof m === "string" ? m : ""); } catch (e) { out = "{\"broken\":true}"; }
+  try { call(send, W, [out]); } catch (e) {}
+}, true]);
 })()`
 
-// maxWrites caps the writes the recorder keeps per document; later ones
-// go unrecorded (and their content unattributed), so a page that inserts
-// without end costs the recorder a bounded amount.
-const maxWrites = 2000
+// Bounds of what the recorder keeps and hands over.
+const (
+	// maxWrites caps the writes the recorder keeps per document; later
+	// ones go unrecorded (and their content unattributed).
+	maxWrites = 2000
+	// recorderFrames is how many frames with a script URL a stack keeps.
+	recorderFrames = 12
+	// maxScripts and maxStacks cap the distinct script URLs and stacks.
+	maxScripts = 128
+	maxStacks  = 512
+	// maxRecorded bounds the recorder's answer in bytes; a longer one is
+	// the page's doing.
+	maxRecorded = 4 << 20
+	// readCausesTimeout bounds the wait for the recorder's answer.
+	readCausesTimeout = 2 * time.Second
+)
 
-// recorderKey is the property recorderJS keeps its records under.
-func (t *tab) recorderKey() string { return t.stateKey + "_writes" }
+// recorderSource is recorderJS for the tab.
+func (t *tab) recorderSource() string {
+	return fmt.Sprintf(recorderJS, t.bindingName, t.readEvent, maxWrites, recorderFrames, maxScripts, maxStacks)
+}
 
-// recorded is what recorderJS returns.
+// recorded is what recorderJS answers.
 type recorded struct {
-	Writes []struct {
-		Script  string  `json:"s"`
-		Inline  bool    `json:"i"`
-		Line    int     `json:"l"`
-		Column  int     `json:"c"`
-		Time    float64 `json:"t"`
-		Earlier int     `json:"e"`
-		Request string  `json:"r"`
-		By      string  `json:"q"`
-	} `json:"writes"`
-	Fields  map[string]int `json:"fields"`
-	History []struct {
-		From  string  `json:"f"`
-		To    string  `json:"u"`
-		Time  float64 `json:"t"`
-		Write int     `json:"w"`
-	} `json:"history"`
-	Tampered bool `json:"tampered"`
-	Full     bool `json:"full"`
-	Marked   int  `json:"marked"`
+	Doc     string   `json:"doc"`
+	Scripts []string `json:"scripts"`
+	// Stacks are flat lists of script index, line and column.
+	Stacks [][]float64 `json:"stacks"`
+	// Writes are stack index, page time, earlier writers.
+	Writes  [][]float64        `json:"writes"`
+	Fields  map[string]float64 `json:"fields"`
+	History [][]any            `json:"history"`
+	// Responses are the requesting stack's first script, path, page time.
+	Responses [][]any `json:"responses"`
+	Tampered  bool    `json:"tampered"`
+	Full      bool    `json:"full"`
+	Marked    int     `json:"marked"`
+	Broken    bool    `json:"broken"`
 }
 
 // causes is what the recorder told the lane, for compare.RenderDetails.
@@ -353,63 +397,181 @@ type causes struct {
 }
 
 // readCauses marks the elements scripts wrote with a fresh attribute and
-// reads the recorder's writes; it runs in the page's world, just before the
-// DOM snapshot, which carries the marks to the extractor.
-func (a *audit) readCauses(ctx context.Context) (causes, error) {
+// reads the recorder's writes, just before the DOM snapshot, which carries
+// the marks to the extractor. It asks from an isolated world and waits for
+// the answer on the binding; no answer, or one that fails the checks, is
+// a page that tampered: its causes are unknown.
+func (a *audit) readCauses(ctx context.Context, world runtime.ExecutionContextID) causes {
 	if a.opts.NoCauses {
-		return causes{}, nil
+		return causes{}
 	}
+	unknown := causes{tampered: true}
 	mark, err := newMark("write")
 	if err != nil {
-		return causes{}, err
+		return unknown
 	}
-	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
-		Expression:    fmt.Sprintf("(() => { const f = window[%q]; return typeof f === 'function' ? f(%q) : null; })()", a.t.recorderKey(), mark),
-		ReturnByValue: new(true),
-		Silent:        new(true),
+	for len(a.causesReply) > 0 {
+		<-a.causesReply // a stale answer
+	}
+	_, err = cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: fmt.Sprintf("window.dispatchEvent(new CustomEvent(%q, {detail: %q}))", a.t.readEvent, mark),
+		ContextID:  world, ReturnByValue: new(true), Silent: new(true),
 	})
-	switch {
-	case err != nil:
-		return causes{}, fmt.Errorf("read writes: %w", err)
-	case res.ExceptionDetails != nil:
-		return causes{}, fmt.Errorf("read writes: %s", exceptionText(res.ExceptionDetails))
-	case res.Result == nil || string(res.Result.Value) == "null" || len(res.Result.Value) == 0:
-		return causes{}, nil
+	if err != nil {
+		a.b.log.Debug("write recorder", "url", a.req.URL, "err", err)
+		return unknown
+	}
+	var raw string
+	select {
+	case raw = <-a.causesReply:
+	case <-time.After(readCausesTimeout):
+		a.b.log.Debug("write recorder: no answer", "url", a.req.URL)
+		return unknown
+	case <-ctx.Done():
+		return unknown
+	}
+	c, err := parseRecorded(raw, mark)
+	if err != nil {
+		a.b.log.Debug("write recorder", "url", a.req.URL, "err", err)
+		return unknown
+	}
+	return c
+}
+
+// errRecorded is parseRecorded's error for an answer that fails the checks.
+var errRecorded = errors.New("recorder answer fails the checks")
+
+// parseRecorded checks the recorder's answer and turns it into causes.
+func parseRecorded(raw, mark string) (causes, error) {
+	if len(raw) > maxRecorded {
+		return causes{}, fmt.Errorf("%w: %d bytes", errRecorded, len(raw))
 	}
 	var r recorded
-	if err := json.Unmarshal(res.Result.Value, &r); err != nil {
-		return causes{}, fmt.Errorf("read writes: %w", err)
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		return causes{}, fmt.Errorf("%w: %v", errRecorded, err)
+	}
+	if r.Broken || len(r.Scripts) > maxScripts || len(r.Stacks) > maxStacks || len(r.Writes) > maxWrites ||
+		len(r.History) > maxWrites || len(r.Responses) > maxWrites || len(r.Fields) > 16 {
+		return causes{}, fmt.Errorf("%w: over its bounds", errRecorded)
+	}
+	for _, s := range append([]string{r.Doc}, r.Scripts...) {
+		if !cleanRecorded(s) {
+			return causes{}, fmt.Errorf("%w: a script URL", errRecorded)
+		}
+	}
+	stacks, err := recordedStacks(r)
+	if err != nil {
+		return causes{}, err
 	}
 	c := causes{tampered: r.Tampered, fields: map[string]int{}}
 	if r.Marked > 0 {
 		c.mark = mark
 	}
-	if len(r.Writes) > maxWrites {
-		r.Writes = r.Writes[:maxWrites]
+	resp, err := recordedResponses(r)
+	if err != nil {
+		return causes{}, err
 	}
 	c.writes = make([]compare.ScriptWrite, len(r.Writes))
 	for i, w := range r.Writes {
-		c.writes[i] = compare.ScriptWrite{
-			Script: pageString(w.Script), Inline: w.Inline,
-			Line: max(w.Line, 0), Column: max(w.Column, 0),
-			PageTime: pageMillis(w.Time), Earlier: max(w.Earlier, 0),
-			Request: pageString(w.Request), RequestBy: pageString(w.By), Unknown: w.Script == "",
+		if len(w) != 3 || !index(w[0], -1, len(stacks)) || !index(w[2], 0, maxScripts+1) {
+			return causes{}, fmt.Errorf("%w: a write", errRecorded)
 		}
+		c.writes[i] = scriptWrite(stacks, int(w[0]), pageMillis(w[1]), int(w[2]), r.Doc, resp)
 	}
 	for k, v := range r.Fields {
-		if v >= 0 && v < len(c.writes) && len(c.fields) < 16 {
-			c.fields[pageString(k)] = v
+		if !index(v, 0, len(c.writes)) || !cleanRecorded(k) {
+			return causes{}, fmt.Errorf("%w: a field", errRecorded)
 		}
+		c.fields[k] = int(v)
 	}
 	for _, h := range r.History {
-		if len(c.history) >= MaxNavigations+8 {
-			break
+		from, ok1 := h[0].(string)
+		to, ok2 := h[1].(string)
+		t, ok3 := h[2].(float64)
+		if len(h) != 4 || !ok1 || !ok2 || !ok3 || !cleanRecorded(from) || !cleanRecorded(to) {
+			return causes{}, fmt.Errorf("%w: a history entry", errRecorded)
 		}
-		c.history = append(c.history, compare.ClientRedirect{
-			Mechanism: compare.RedirectHistory, From: pageString(h.From), To: pageString(h.To), PageTime: pageMillis(h.Time),
-		})
+		if len(c.history) < MaxNavigations+8 {
+			c.history = append(c.history, compare.ClientRedirect{Mechanism: compare.RedirectHistory, From: from, To: to, PageTime: pageMillis(t)})
+		}
 	}
 	return c, nil
+}
+
+// recordedStacks checks the answer's stacks and makes them frames.
+func recordedStacks(r recorded) ([][]compare.Frame, error) {
+	stacks := make([][]compare.Frame, len(r.Stacks))
+	for i, flat := range r.Stacks {
+		if len(flat) == 0 || len(flat)%3 != 0 || len(flat) > 3*recorderFrames {
+			return nil, fmt.Errorf("%w: a stack", errRecorded)
+		}
+		for j := 0; j < len(flat); j += 3 {
+			if !index(flat[j], 0, len(r.Scripts)) || !index(flat[j+1], 0, 1<<24) || !index(flat[j+2], 0, 1<<24) {
+				return nil, fmt.Errorf("%w: a frame", errRecorded)
+			}
+			stacks[i] = append(stacks[i], compare.Frame{Script: r.Scripts[int(flat[j])], Line: int(flat[j+1]), Column: int(flat[j+2])})
+		}
+	}
+	return stacks, nil
+}
+
+// recordedResponse is a fetch or XHR response a script received.
+type recordedResponse struct {
+	script string // the requesting stack's first script
+	path   string
+	at     time.Duration
+}
+
+// recordedResponses checks the answer's responses.
+func recordedResponses(r recorded) ([]recordedResponse, error) {
+	out := make([]recordedResponse, 0, len(r.Responses))
+	for _, x := range r.Responses {
+		if len(x) != 3 {
+			return nil, fmt.Errorf("%w: a response", errRecorded)
+		}
+		s, ok1 := x[0].(float64)
+		p, ok2 := x[1].(string)
+		t, ok3 := x[2].(float64)
+		if !ok1 || !ok2 || !ok3 || !index(s, 0, len(r.Scripts)) || !cleanRecorded(p) {
+			return nil, fmt.Errorf("%w: a response", errRecorded)
+		}
+		out = append(out, recordedResponse{script: r.Scripts[int(s)], path: p, at: pageMillis(t)})
+	}
+	return out, nil
+}
+
+// scriptWrite is one recorded write: its stack (st, -1 when unknown), its
+// page time and earlier writers, and the response its stack's scripts
+// received last before it, if any.
+func scriptWrite(stacks [][]compare.Frame, st int, at time.Duration, earlier int, doc string, resp []recordedResponse) compare.ScriptWrite {
+	if st < 0 {
+		return compare.ScriptWrite{PageTime: at, Earlier: earlier, Unknown: true}
+	}
+	stack := stacks[st]
+	top := stack[0]
+	w := compare.ScriptWrite{
+		Script: top.Script, Inline: top.Script == doc, Line: top.Line, Column: top.Column,
+		PageTime: at, Earlier: earlier, Stack: stack,
+	}
+	for i := len(resp) - 1; i >= 0; i-- {
+		r := resp[i]
+		if r.at <= at && slices.ContainsFunc(stack, func(f compare.Frame) bool { return f.Script == r.script }) {
+			w.Request, w.RequestBy = r.path, r.script
+			break
+		}
+	}
+	return w
+}
+
+// index reports whether a number the page sent is a whole number in [lo, hi).
+func index(v float64, lo, hi int) bool {
+	return v == math.Trunc(v) && v >= float64(lo) && v < float64(hi)
+}
+
+// cleanRecorded reports whether a string the page sent is one the recorder
+// could have written: valid UTF-8, at most 8 KiB (2,048 UTF-16 units), no control character.
+func cleanRecorded(s string) bool {
+	return len(s) <= 8192 && utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl)
 }
 
 // pageString makes a string the page handed over safe to keep: valid

@@ -31,6 +31,13 @@ func (a *audit) onEvent(ev any) {
 		if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
 			a.rec.console(formatArgs(e.Args))
 		}
+	case *runtime.EventBindingCalled:
+		if e.Name == a.t.bindingName {
+			select {
+			case a.causesReply <- e.Payload:
+			default:
+			}
+		}
 	case *runtime.EventExceptionThrown:
 		a.rec.exception(exceptionText(e.ExceptionDetails))
 	case *log.EventEntryAdded:

@@ -81,13 +81,9 @@ func (a *audit) snapshot(ctx context.Context) (domResult, error) {
 	// markup alone, which is no reason to fail the render.
 	a.listenerMark, _ = a.markListeners(ctx, world)
 	a.refused, _ = a.refusedFeatures(ctx)
-	// Without the recorder's writes the report names no causes, which is
-	// no reason to fail the render either.
-	if c, err := a.readCauses(ctx); err == nil {
-		a.causes = c
-	} else {
-		a.b.log.Debug("write recorder", "url", a.req.URL, "err", err)
-	}
+	// Without the recorder's writes the report's causes are unknown, which
+	// is no reason to fail the render either.
+	a.causes = a.readCauses(ctx, world)
 	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    fmt.Sprintf(snapshotJS, a.opts.MaxBodyBytes),
 		ContextID:     world,

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -41,6 +42,9 @@ type tab struct {
 	opts      Options
 	// stateKey names the page-state script's property (settle.go).
 	stateKey string
+	// bindingName is the CDP binding the write recorder answers through
+	// and readEvent the event it answers (causes.go); both fresh per tab.
+	bindingName, readEvent string
 }
 
 // newTab creates a browser context and a page in it. ctx bounds the creation.
@@ -57,7 +61,7 @@ func (in *instance) newTab(ctx context.Context) (*tab, error) {
 		cp.ProxyServer = "http://" + p.addr()
 		cp.ProxyBypassList = "<-loopback>"
 	}))
-	t := &tab{ctx: tctx, cancel: cancel, proxy: p, log: in.b.log, opts: o, stateKey: stateKey()}
+	t := &tab{ctx: tctx, cancel: cancel, proxy: p, log: in.b.log, opts: o, stateKey: stateKey(), bindingName: stateKey(), readEvent: stateKey()}
 	// The first Do creates the context and the target and binds their life
 	// to tctx, so bound the creation by ctx separately.
 	stop := context.AfterFunc(ctx, cancel)
@@ -125,8 +129,13 @@ func (t *tab) setup(ctx context.Context, ua string) error {
 			if t.opts.NoCauses {
 				return nil
 			}
+			// The binding first: the recorder takes it off the window
+			// before any page script runs.
+			if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: t.bindingName}); err != nil {
+				return err
+			}
 			_, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-				Source: fmt.Sprintf(recorderJS, t.recorderKey(), maxWrites),
+				Source: t.recorderSource(),
 			})
 			return err
 		}},
