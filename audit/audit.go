@@ -354,7 +354,7 @@ func (a *Auditor) renderLane(ctx context.Context, target *url.URL, book *robotsB
 		lr.ConsoleErrors, lr.Exceptions = d.ConsoleErrors, d.Exceptions
 		lr.FailedRequests, lr.Requests, lr.Settled = d.FailedRequests, d.Requests, d.Settled
 		lr.CookiesRefused, lr.CredentialsRefused = d.CookiesRefused, d.CredentialsRefused
-		lr.RefusedFeatures = d.RefusedFeatures
+		lr.RefusedFeatures, lr.SourceMaps = d.RefusedFeatures, d.SourceMaps
 		lr.SettledBy, lr.PageTimeMS, lr.PendingRequests = d.SettledBy, d.PageTime.Milliseconds(), d.PendingRequests
 		lr.Timing = renderTiming(d.Timing, d.PageTime)
 	}

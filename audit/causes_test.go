@@ -62,10 +62,8 @@ func TestAuditCauses(t *testing.T) {
 				if cs.PageTimeMS == nil {
 					t.Errorf("%s: cause %s has no page time", w.code, got)
 				}
-				if w.code == compare.CodeContentRenderOnly || w.code == compare.CodeLinksRenderOnly {
-					if cs.Share < 0.9 {
-						t.Errorf("%s: share %v, want the one script's whole share", w.code, cs.Share)
-					}
+				if w.kind == compare.CauseRequest && cs.DataShare < 0.9 {
+					t.Errorf("%s: data share %v, want (nearly) all of it in the one response", w.code, cs.DataShare)
 				}
 			}
 		})

@@ -17,6 +17,7 @@ import (
 	"lekta.dev/lekta/internal/corpus"
 	"lekta.dev/lekta/internal/testsite"
 	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/render"
 )
 
 // pageExpect is what a corpus page's report must say. Pairs are [plain,
@@ -72,9 +73,13 @@ func findingWords(f compare.Finding) string {
 }
 
 // causeWords writes a cause: its kind, then what names it: the element
-// and line of a parser cause, the mechanism and target path of a
-// redirect, the lane and element of a soft 404, the request path of a
-// request (comparable says how much of that this issue checks).
+// and line of a parser cause; the mechanism and target path of a
+// redirect, and what moved the page ("by=" the code, "header=" a response
+// header); the lane and element of a soft 404; the response path of a
+// request and the code that requested it; the code of a script's write.
+// Code is the site's own file and line ("src/App.jsx:12" from a source
+// map, else the script's path and line), and "lib=" the library whose code
+// came first.
 func causeWords(c *compare.Cause) string {
 	if c == nil {
 		return ""
@@ -89,27 +94,52 @@ func causeWords(c *compare.Cause) string {
 			target = u.RequestURI()
 		}
 		s += ":" + c.Mechanism + ":" + target
+		if c.Header != "" {
+			s += " header=" + c.Header + ":" + c.RequestPath
+		}
+		if code := causeCode(c); code != "" {
+			s += " by=" + code
+		}
 	case compare.CauseSoft404:
 		s += ":" + c.Mechanism + ":" + c.Element
 	case compare.CauseRequest:
 		s += ":" + c.RequestPath
+		if code := causeCode(c); code != "" {
+			s += " by=" + code
+		}
+	case compare.CauseScript:
+		if code := causeCode(c); code != "" {
+			s += ":" + code
+		}
+	}
+	if c.Library != "" {
+		s += " lib=" + strings.ReplaceAll(c.Library, " ", "_")
 	}
 	return s
 }
 
-// comparable is an expectation as issue 32 checks it: a cause of a
-// script's write and one of the request it made are one kind, "script";
-// which script, file, line and response they name is issue 33's to make
-// right.
+// causeCode is the code a cause names: its original file and line, else
+// its script's path (or "inline") and line.
+func causeCode(c *compare.Cause) string {
+	switch {
+	case c.Source != nil:
+		return fmt.Sprintf("%s:%d", c.Source.File, c.Source.Line)
+	case c.Inline:
+		return fmt.Sprintf("inline:%d", c.Line)
+	case c.ScriptURL != "":
+		p := c.ScriptURL
+		if u, err := url.Parse(c.ScriptURL); err == nil {
+			p = u.Path
+		}
+		return fmt.Sprintf("%s:%d", p, c.Line)
+	}
+	return ""
+}
+
+// comparable is an expectation with its findings in order.
 func comparable(e pageExpect) pageExpect {
 	out := e
-	out.Findings = nil
-	for _, f := range e.Findings {
-		if i := strings.Index(f, " cause=request"); i >= 0 {
-			f = f[:i] + " cause=script"
-		}
-		out.Findings = append(out.Findings, f)
-	}
+	out.Findings = slices.Clone(e.Findings)
 	slices.Sort(out.Findings)
 	return out
 }
@@ -234,10 +264,11 @@ func checkCorpusLog(t *testing.T, site *testsite.Site, pages []corpus.Page, audi
 	t.Helper()
 	plainUA, renderUA := policy.DefaultIdentity().PlainUA(), browser.UserAgent()
 	hits := site.Hits()
+	mapsFetched := 0
 	for i, p := range pages {
 		a := audits[i]
 		var plain []string
-		render := 0
+		loads, maps := 0, 0
 		for _, h := range hits {
 			if h.Host != p.Host || h.Start.Before(a.start) || h.End.After(a.end) {
 				continue
@@ -252,9 +283,18 @@ func checkCorpusLog(t *testing.T, site *testsite.Site, pages []corpus.Page, audi
 			case h.Path == "/robots.txt":
 				t.Errorf("%s: the render lane fetched robots.txt", p.URL())
 			case h.Path == p.Path && strings.HasPrefix(h.Accept, "text/html"):
-				render++
+				loads++
+			case strings.HasSuffix(h.Path, ".map"):
+				maps++
 			}
 		}
+		// Source maps: fetched by the render lane only, counted in the
+		// report, at most MaxSourceMaps, never a library's (preact's UMD
+		// build publishes one).
+		if got := a.report.Lanes.Render.SourceMaps; maps != got || maps > render.MaxSourceMaps {
+			t.Errorf("%s: the site served %d source maps, the report counts %d (at most %d)", p.URL(), maps, got, render.MaxSourceMaps)
+		}
+		mapsFetched += maps
 		want := []string{"/robots.txt", p.Path}
 		if p.Redirect != "" {
 			want = append(want, p.Redirect)
@@ -262,8 +302,16 @@ func checkCorpusLog(t *testing.T, site *testsite.Site, pages []corpus.Page, audi
 		if !slices.Equal(plain, want) {
 			t.Errorf("%s: the plain lane fetched %q, want %q", p.URL(), plain, want)
 		}
-		if render != 1 {
-			t.Errorf("%s: the render lane loaded the page %d times, want once", p.URL(), render)
+		if loads != 1 {
+			t.Errorf("%s: the render lane loaded the page %d times, want once", p.URL(), loads)
+		}
+	}
+	if mapsFetched == 0 {
+		t.Errorf("no audit fetched a source map; the corpus's hashed bundles publish theirs")
+	}
+	for _, h := range hits {
+		if strings.HasSuffix(h.Path, "preact.min.umd.js.map") {
+			t.Errorf("%s%s fetched: a library's source map", h.Host, h.Path)
 		}
 	}
 }

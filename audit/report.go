@@ -181,7 +181,10 @@ type RenderLaneReport struct {
 	Exceptions      []string                 `json:"exceptions"`
 	FailedRequests  []compare.FailedRequest  `json:"failed_requests"`
 	Requests        int                      `json:"requests"`
-	Settled         bool                     `json:"settled"`
+	// SourceMaps counts the source maps the lane fetched to name the
+	// site's own file behind a cause (included in Requests).
+	SourceMaps int  `json:"source_maps,omitempty"`
+	Settled    bool `json:"settled"`
 	// SettledBy says why the render stopped waiting for the page: idle,
 	// budget, deadline or request_budget (compare.RenderDetails.SettledBy).
 	SettledBy string `json:"settled_by,omitempty"`

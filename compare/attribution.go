@@ -142,17 +142,9 @@ func (d *differ) writeCause(i int) *Cause {
 	if w.Unknown || w.Script == "" {
 		return c
 	}
-	c.ScriptURL, c.Inline, c.Line, c.Column = w.Script, w.Inline, w.Line, w.Column
+	c.setOrigin(&Origin{Script: w.Script, Inline: w.Inline, Line: w.Line, Column: w.Column, Source: w.Source, Library: w.Library, Own: w.Own || w.Library == ""})
 	c.PageTimeMS = pageTimeMS(w.PageTime)
 	c.EarlierWriters = w.Earlier
-	if w.Request != "" {
-		// The content came from a response: the cause is the request and
-		// the script that made it (the writer may be a framework's bundle).
-		c.Kind, c.RequestPath = CauseRequest, w.Request
-		if w.RequestBy != "" && w.RequestBy != w.Script {
-			c.ScriptURL, c.Inline, c.Line, c.Column = w.RequestBy, false, 0, 0
-		}
-	}
 	return c
 }
 
@@ -204,7 +196,7 @@ func (d *differ) shareCause(onlyOf func(i int) int, writes []int) *Cause {
 		}
 		total += n
 		w := rs.Render.Writes[i]
-		key := w.Script + "\x00" + w.Request
+		key := w.Script + "\x00" + w.Library
 		p := byScript[key]
 		if p == nil {
 			p = &part{last: i}
@@ -230,8 +222,18 @@ func (d *differ) shareCause(onlyOf func(i int) int, writes []int) *Cause {
 	return c
 }
 
-// textCause names the script behind most of the render-only words.
+// textCause names the response that holds most of the render-only words,
+// else the script that wrote most of them.
 func (d *differ) textCause() *Cause {
+	c := d.writerTextCause()
+	if m := d.bestData(d.renderOnlyWords(), nil, minDataShare); m != nil {
+		return dataCause(m, c)
+	}
+	return c
+}
+
+// writerTextCause names the script behind most of the render-only words.
+func (d *differ) writerTextCause() *Cause {
 	w, p := d.writes(), d.p.page
 	var ids []int
 	for i := range w.words {
@@ -254,8 +256,18 @@ func (d *differ) textCause() *Cause {
 	}, ids)
 }
 
-// linkCause names the script behind most of the render-only links.
+// linkCause names the response that holds most of the render-only links,
+// else the script that wrote most of them.
 func (d *differ) linkCause() *Cause {
+	c := d.writerLinkCause()
+	if m := d.bestData(nil, d.renderOnlyLinkList(), minDataShare); m != nil {
+		return dataCause(m, c)
+	}
+	return c
+}
+
+// writerLinkCause names the script behind most of the render-only links.
+func (d *differ) writerLinkCause() *Cause {
 	w := d.writes()
 	plain := map[uint64]struct{}{}
 	if d.p.page != nil {
@@ -302,7 +314,7 @@ func lastDocumentRedirect(rd *RenderDetails) *Cause {
 	for i := len(rd.ClientRedirects) - 1; i >= 0; i-- {
 		r := rd.ClientRedirects[i]
 		if r.Mechanism == RedirectScript || r.Mechanism == RedirectMetaRefresh {
-			return &Cause{Kind: CauseRedirect, Mechanism: r.Mechanism, Target: r.To, PageTimeMS: pageTimeMS(r.PageTime)}
+			return clientRedirectCause(r)
 		}
 	}
 	return nil

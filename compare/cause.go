@@ -9,8 +9,9 @@ type CauseKind string
 const (
 	// CauseScript: a script in the rendered page wrote the field.
 	CauseScript CauseKind = "script"
-	// CauseRequest: a script inserted the content after a fetch or XHR
-	// response arrived; RequestPath names the response.
+	// CauseRequest: the content came from a response the page requested
+	// (JSON, an HTML fragment, text); RequestPath names the response and
+	// ScriptURL the code that requested it.
 	CauseRequest CauseKind = "request"
 	// CauseParser: the HTML parser moved a tag out of <head>; Element and
 	// SourceLine name the token that ended the head.
@@ -36,6 +37,14 @@ type Cause struct {
 	// Line and Column locate the call (1-based) in ScriptURL.
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
+	// Source is the original file, line and column of that call, read from
+	// the script's source map (ScriptURL is then the bundle that ran).
+	Source *SourcePos `json:"source,omitempty"`
+	// Library is the library (React, Vue, jQuery, "a vendor bundle") whose
+	// code made the write or the request: the frames before the site's own
+	// code named by ScriptURL, or, with no frame of the site's own on the
+	// stack, the library ScriptURL belongs to.
+	Library string `json:"library,omitempty"`
 	// PageTimeMS is the page time of the write in milliseconds, nil when
 	// unknown.
 	PageTimeMS *int64 `json:"page_time_ms,omitempty"`
@@ -45,9 +54,12 @@ type Cause struct {
 	// Share is the writer's share (0..1) of the render-only words or links,
 	// for text and link findings.
 	Share float64 `json:"share,omitempty"`
-	// RequestPath is the path of the fetch/XHR response whose content the
-	// script inserted (never its body).
-	RequestPath string `json:"request_path,omitempty"`
+	// RequestPath is the path of the response whose body holds the
+	// content (JSON, an HTML fragment, text; never its body), and DataShare
+	// the share (0..1) of the content it holds. ScriptURL then names the
+	// code that requested it.
+	RequestPath string  `json:"request_path,omitempty"`
+	DataShare   float64 `json:"data_share,omitempty"`
 	// Element is the tag that ended the head early (parser) or the tag
 	// written in the wrong place.
 	Element string `json:"element,omitempty"`
@@ -59,6 +71,9 @@ type Cause struct {
 	Mechanism string `json:"mechanism,omitempty"`
 	// Target is where a redirect went.
 	Target string `json:"target,omitempty"`
+	// Header is the response header that sent the page there (HX-Redirect,
+	// Refresh); RequestPath is then its response's path.
+	Header string `json:"header,omitempty"`
 	// BlockedScripts counts scripts the render lane did not run (tracker
 	// list, robots.txt, budget) that might have changed the field too.
 	BlockedScripts int `json:"blocked_scripts,omitempty"`
@@ -83,14 +98,16 @@ type ScriptWrite struct {
 	// Earlier counts other scripts that wrote the same element or field
 	// before this write.
 	Earlier int
-	// Request is the path of the fetch/XHR response the same script had
-	// received before this write, when there was one.
-	Request string
-	// RequestBy is the URL of the script that made that request.
-	RequestBy string
 	// Unknown: the page defeated the recorder (overwrote a wrapped
 	// function, a hostile stack); Script is then "".
 	Unknown bool
+	// Source is the original place of Script, Line and Column, from the
+	// script's source map; Library the library whose frames came first
+	// (compare.Origin); Own: Script is the site's own code. The render
+	// lane sets Script, Line and Column to the frame Origin names.
+	Source  *SourcePos
+	Library string
+	Own     bool
 	// Stack is the write's call stack, innermost first: the frames with a
 	// script URL (Script, Line and Column are its first).
 	Stack []Frame
@@ -118,4 +135,10 @@ type ClientRedirect struct {
 	From, To  string
 	// PageTime is when it fired, in page time.
 	PageTime time.Duration
+	// By is the code that made a script or history navigation, nil when
+	// unknown.
+	By *Origin
+	// Header names the response header that told the page to go (htmx's
+	// HX-Redirect, Refresh), and HeaderOf the path of its response.
+	Header, HeaderOf string
 }

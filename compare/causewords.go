@@ -55,6 +55,12 @@ func CauseWords(c *Cause, show CauseShow) string {
 func CauseAgent(c *Cause, show CauseShow) string {
 	switch c.Kind {
 	case CauseScript:
+		if libraryOnly(c) {
+			return c.Library
+		}
+		if c.Source != nil && c.ScriptURL != "" {
+			return show.Text(c.Source.File)
+		}
 		return writerName(c, show)
 	case CauseRequest:
 		if c.RequestPath == "" {
@@ -83,19 +89,48 @@ func writerName(c *Cause, show CauseShow) string {
 	return show.Script(c.ScriptURL)
 }
 
-func scriptWords(c *Cause, show CauseShow) string {
+// libraryOnly reports whether a cause names no frame of the site's own
+// code: every frame on the stack was a library's.
+func libraryOnly(c *Cause) bool {
+	return c.Library != "" && c.Source == nil && c.Line == 0 && !c.Inline && c.ScriptURL != ""
+}
+
+// originWords names the code of a cause: the site's own file and line (the
+// original file of a source map, with the script that ran), the library
+// whose code called it, or the library alone when no frame was the site's.
+func originWords(c *Cause, show CauseShow) string {
+	if libraryOnly(c) {
+		return c.Library + " (" + show.Script(c.ScriptURL) + ")"
+	}
 	s := writerName(c, show)
 	switch {
 	case c.Inline && c.Line > 0:
 		s += fmt.Sprintf(", line %d", c.Line)
+	case c.Source != nil && c.ScriptURL != "":
+		s = show.Text(c.Source.File) + fmt.Sprintf(" line %d", c.Source.Line)
+		if c.Source.Column > 0 {
+			s += fmt.Sprintf(", column %d", c.Source.Column)
+		}
+		s += " (in " + show.Script(c.ScriptURL) + ")"
 	case c.Line > 0 && c.ScriptURL != "":
 		s += fmt.Sprintf(" line %d", c.Line)
 		if c.Column > 0 {
 			s += fmt.Sprintf(", column %d", c.Column)
 		}
 	}
+	if c.Library != "" {
+		s += ", called through " + c.Library
+	}
+	return s
+}
+
+func scriptWords(c *Cause, show CauseShow) string {
+	s := originWords(c, show)
 	if c.PageTimeMS != nil {
 		s += ", at " + Millis(*c.PageTimeMS) + " of page time"
+	}
+	if libraryOnly(c) {
+		s += ", with no frame of the site's own code on the stack"
 	}
 	var notes []string
 	if c.Share > 0 {
@@ -110,14 +145,24 @@ func scriptWords(c *Cause, show CauseShow) string {
 	return s
 }
 
+// requestWords: "/api/products.json (which holds 92% of it), fetched by
+// src/pages.jsx line 36 (in /assets/main.js); rendered by React".
 func requestWords(c *Cause, show CauseShow) string {
 	s := "a request"
 	if c.RequestPath != "" {
 		s = show.Text(c.RequestPath)
 	}
-	s += ", fetched by " + writerName(c, show)
-	if c.Share > 0 {
-		s += " (" + Percent(c.Share) + " of it came from this request)"
+	if c.DataShare > 0 {
+		s += " (which holds " + Percent(c.DataShare) + " of it)"
+	}
+	by := *c
+	lib := ""
+	if !libraryOnly(c) {
+		lib, by.Library = c.Library, ""
+	}
+	s += ", fetched by " + originWords(&by, show)
+	if lib != "" {
+		s += "; rendered by " + lib
 	}
 	return s
 }
@@ -180,6 +225,15 @@ func redirectWords(c *Cause, show CauseShow) string {
 	}
 	if c.PageTimeMS != nil {
 		s += " after " + Millis(*c.PageTimeMS)
+	}
+	switch {
+	case c.Header != "" && c.RequestPath != "":
+		s += ", as the " + show.Text(c.Header) + " header of " + show.Text(c.RequestPath) + " told it"
+	case c.Header != "":
+		s += ", as a " + show.Text(c.Header) + " response header told it"
+	}
+	if c.ScriptURL != "" || c.Inline {
+		s += ", by " + originWords(c, show)
 	}
 	return s
 }

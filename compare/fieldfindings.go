@@ -66,7 +66,7 @@ func (d *differ) headFindings(l *findingList) {
 		if pv == "" && rv != "" && d.parserFinding(l, f.codes.renderOnly, f.tag, f.noun+" "+q(rv)+" is", w.head[f.field]) {
 			continue
 		}
-		compareText(l, f.codes, pv, rv, d.writeCause(w.head[f.field]), f.renderOnly, f.plainOnly, f.changed)
+		compareText(l, f.codes, pv, rv, d.fieldCause(w.head[f.field], rv, f.field == fieldCanonical), f.renderOnly, f.plainOnly, f.changed)
 	}
 	if !strings.EqualFold(p.Lang, r.Lang) {
 		compareText(l, textCodes{CodeLangRenderOnly, CodeLangPlainOnly, CodeLangChanged}, p.Lang, r.Lang, d.writeCause(w.head[fieldLang]),
@@ -220,16 +220,16 @@ func (d *differ) bodyFindings(l *findingList) {
 	case slices.Equal(p.H1, r.H1):
 	case len(p.H1) == 0:
 		l.add(CodeH1RenderOnly, "", "The main heading %s exists only after JavaScript runs; AI crawlers see no <h1>. Render it on the server.", q(r.H1[0]))
-		l.cause(d.writeCause(at(w.h1, 0)))
+		l.cause(d.fieldCause(at(w.h1, 0), r.H1[0], false))
 	case len(r.H1) == 0:
 		l.add(CodeH1PlainOnly, "", "Scripts remove the main heading %s; the rendered page has no <h1>.", q(p.H1[0]))
 	default:
 		l.add(CodeH1Changed, "", "Scripts change the main heading from %s to %s; AI crawlers read the first.", q(p.H1[0]), q(r.H1[0]))
-		l.cause(d.writeCause(at(w.h1, 0)))
+		l.cause(d.fieldCause(at(w.h1, 0), r.H1[0], false))
 	}
 	if only, first := headingsMissing(p, r); len(only) > 0 {
 		l.add(CodeHeadingsRenderOnly, "", "%s only after JavaScript runs, for example %s; the outline AI crawlers see is incomplete.", plural(len(only), "subheading exists", "subheadings exist"), q(only[0]))
-		l.cause(d.writeCause(at(w.headings, first)))
+		l.cause(d.fieldCause(at(w.headings, first), only[0], false))
 	}
 	if only, _ := headingsMissing(r, p); len(only) > 0 {
 		l.add(CodeHeadingsPlainOnly, "", "Scripts remove %s of the server HTML, for example %s.", plural(len(only), "subheading", "subheadings"), q(only[0]))

@@ -24,7 +24,7 @@ func (d *differ) clientRedirectFindings(l *findingList, rs *Snapshot) {
 		return
 	}
 	for _, c := range rd.ClientRedirects[:min(len(rd.ClientRedirects), maxClientRedirects)] {
-		cause := &Cause{Kind: CauseRedirect, Mechanism: c.Mechanism, Target: c.To, PageTimeMS: pageTimeMS(c.PageTime)}
+		cause := clientRedirectCause(c)
 		when := afterPageTime(c.PageTime)
 		if delay, ok := d.refreshDelay(); ok && c.Mechanism == RedirectMetaRefresh {
 			// The page says when: its delay counts from the load. An

@@ -130,6 +130,11 @@ type RenderDetails struct {
 	// a field no write was recorded for may still have been written by a
 	// script; its cause is then unknown rather than absent.
 	WritesTampered bool
+	// Data are the responses the render received that the audit indexed
+	// for the causes (JSON, HTML fragments, text): never stored.
+	Data []*DataResponse `json:"-"`
+	// SourceMaps counts the source maps the lane fetched for the causes.
+	SourceMaps int
 	// ClientRedirects are the navigations scripts, the history API or a
 	// meta refresh made after the document loaded.
 	ClientRedirects []ClientRedirect

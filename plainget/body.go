@@ -136,3 +136,8 @@ func toUTF8(body []byte, contentType string) ([]byte, string) {
 	}
 	return out, name
 }
+
+// Decoded is the body of resp with its Content-Encoding layers (gzip,
+// deflate, br; at most maxEncodings) undone, for other lanes that read
+// bodies as the site sent them.
+func Decoded(resp *http.Response) (io.Reader, error) { return decoded(resp) }

@@ -99,6 +99,10 @@ type audit struct {
 	causes causes
 	// causesReply receives the recorder's answers (its binding's calls).
 	causesReply chan string
+	// inits are the initiator stacks of the page's requests.
+	inits initiators
+	// sourceMaps counts the source maps fetched for the causes.
+	sourceMaps atomic.Int64
 	// clock is the page time granted so far, for the time of a client
 	// navigation (known to within one grant).
 	clock pageClock

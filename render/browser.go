@@ -80,6 +80,9 @@ type Options struct {
 	// NoCauses leaves out the write recorder that names the script behind
 	// each difference (causes.go); benchmarks measure its cost with it.
 	NoCauses bool
+	// NoSourceMaps: never fetch a script's external source map to name
+	// the original file behind a cause (inline maps are still read).
+	NoSourceMaps bool
 }
 
 func (o Options) withDefaults() Options {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -31,8 +30,8 @@ import (
 // API. Each recorded write keeps its stack: up to recorderFrames frames
 // with a script URL (the recorder's own frames and the page-state
 // script's have none). It records only writes that touch <head> or reach
-// an element of the document, at most maxWrites of them, and keeps the
-// paths of the fetch and XHR responses scripts received.
+// an element of the document, at most maxWrites of them. Where content
+// came from is the proxy's to tell (bodies.go), from the responses it relayed.
 //
 // No page script can find, read or grow the records. They live in the
 // script's closure; the lane reads them by dispatching an event whose name
@@ -57,20 +56,20 @@ const O = Object, R = Reflect, apply = R.apply, own = O.getOwnPropertyDescriptor
 const Err = W.Error, isArray = Array.isArray, P = W.performance, pnow = P.now, JS = W.JSON, jstr = JS.stringify;
 const now = () => apply(pnow, P, []);
 const M = Map.prototype, S = Set.prototype;
-const mget = M.get, mset = M.set, mhas = M.has, mforEach = M.forEach, sadd = S.add, sforEach = S.forEach, gSize = own(M, "size").get;
+const mget = M.get, mset = M.set, mforEach = M.forEach, sadd = S.add, sforEach = S.forEach;
 const NP = W.Node.prototype, EP = W.Element.prototype, DP = W.Document.prototype;
 const getter = (p, n) => { const d = p && own(p, n); return d && d.get; };
 const gConnected = getter(NP, "isConnected"), gParent = getter(NP, "parentNode"), gType = getter(NP, "nodeType");
 const gPrev = getter(NP, "previousSibling"), gNext = getter(NP, "nextSibling"), gFirst = getter(NP, "firstChild");
 const gLast = getter(NP, "lastChild"), gLocal = getter(EP, "localName"), gChildren = getter(NP, "childNodes");
 const gCurrent = getter(DP, "currentScript"), gDocEl = getter(DP, "documentElement");
-const gDetail = getter(W.CustomEvent.prototype, "detail"), gResURL = getter(W.Response && W.Response.prototype, "url");
+const gDetail = getter(W.CustomEvent.prototype, "detail");
 const setAttr = EP.setAttribute, listen = W.EventTarget.prototype.addEventListener, qs = DP.querySelector;
 const call = (f, t, a) => apply(f, t, a || []);
 const URLc = W.URL, gPath = getter(URLc.prototype, "pathname");
 const DOCURL = String(document.URL).split("#")[0];
 // The records live in this closure only: no property of the page holds them.
-const writes = [], marks = new Map(), fields = new Map(), responses = [], hist = [], ours = [];
+const writes = [], marks = new Map(), fields = new Map(), hist = [], ours = [];
 const scripts = new Map(), scriptList = [], stacks = new Map(), stackList = [];
 let full = false, busy = false;
 const put = (a, v) => def(a, a.length, {value: v, writable: true, enumerable: true, configurable: true});
@@ -282,37 +281,6 @@ for (const m of ["pushState", "replaceState"]) {
     return [[], "history"];
   });
 }
-// Responses: fetch and XHR, with the stack that asked.
-const F = W.fetch;
-if (typeof F === "function" && gResURL) {
-  const thenF = W.Promise.prototype.then;
-  const wf = {fetch(...args) {
-    let c = null;
-    if (!busy) { busy = true; try { c = caller(); } catch (e) {} busy = false; }
-    const p = apply(F, this, args);
-    if (c) {
-      try {
-        call(thenF, p, [(res) => {
-          try { if (responses.length < MAX) put(responses, [c.top, cut(path(call(gResURL, res))), now()]); } catch (e) {}
-        }, () => {}]);
-      } catch (e) {}
-    }
-    return p;
-  }}.fetch;
-  try { def(W, "fetch", {value: wf, writable: true, configurable: true, enumerable: true}); put(ours, [W, "fetch", wf, false]); } catch (e) {}
-}
-const X = W.XMLHttpRequest && W.XMLHttpRequest.prototype;
-if (X) {
-  const gURL = getter(X, "responseURL"), gState = getter(X, "readyState");
-  wrap(X, "send", null, (self) => {
-    const c = caller();
-    if (!c) return null;
-    call(listen, self, ["readystatechange", () => {
-      try { if (call(gState, self) === 4 && responses.length < MAX) put(responses, [c.top, cut(path(call(gURL, self))), now()]); } catch (e) {}
-    }]);
-    return null;
-  });
-}
 // The reader answers the lane's event (named by EVT, which no page script
 // knows) through the binding the page never saw. It copies a bounded
 // amount, as JSON written here: the page's prototypes take no part.
@@ -336,7 +304,6 @@ const read = (attrName) => {
   return "{\"doc\":" + q(DOCURL) + ",\"scripts\":" + list(scriptList, q) + ",\"stacks\":" + list(stackList, nums) +
     ",\"writes\":" + list(writes, nums) + ",\"fields\":{" + fs + "}" +
     ",\"history\":" + list(hist, (h) => "[" + q(h[0]) + "," + q(h[1]) + "," + num(h[2]) + "," + num(h[3]) + "]") +
-    ",\"responses\":" + list(responses, (r) => "[" + num(r[0]) + "," + q(r[1]) + "," + num(r[2]) + "]") +
     ",\"tampered\":" + tampered + ",\"full\":" + full + ",\"marked\":" + marked + "}";
 };
 call(listen, W, [EVT, (ev) => {
@@ -376,24 +343,26 @@ type recorded struct {
 	// Stacks are flat lists of script index, line and column.
 	Stacks [][]float64 `json:"stacks"`
 	// Writes are stack index, page time, earlier writers.
-	Writes  [][]float64        `json:"writes"`
-	Fields  map[string]float64 `json:"fields"`
-	History [][]any            `json:"history"`
-	// Responses are the requesting stack's first script, path, page time.
-	Responses [][]any `json:"responses"`
-	Tampered  bool    `json:"tampered"`
-	Full      bool    `json:"full"`
-	Marked    int     `json:"marked"`
-	Broken    bool    `json:"broken"`
+	Writes   [][]float64        `json:"writes"`
+	Fields   map[string]float64 `json:"fields"`
+	History  [][]any            `json:"history"`
+	Tampered bool               `json:"tampered"`
+	Full     bool               `json:"full"`
+	Marked   int                `json:"marked"`
+	Broken   bool               `json:"broken"`
 }
 
 // causes is what the recorder told the lane, for compare.RenderDetails.
 type causes struct {
-	mark     string
-	writes   []compare.ScriptWrite
-	fields   map[string]int
-	history  []compare.ClientRedirect
-	tampered bool
+	mark    string
+	writes  []compare.ScriptWrite
+	fields  map[string]int
+	history []compare.ClientRedirect
+	// historyWrites is, for each history entry, its write's index.
+	historyWrites []int
+	tampered      bool
+	// data are the indexed responses, with their requesters (resolve.go).
+	data []*compare.DataResponse
 }
 
 // readCauses marks the elements scripts wrote with a fresh attribute and
@@ -451,7 +420,7 @@ func parseRecorded(raw, mark string) (causes, error) {
 		return causes{}, fmt.Errorf("%w: %v", errRecorded, err)
 	}
 	if r.Broken || len(r.Scripts) > maxScripts || len(r.Stacks) > maxStacks || len(r.Writes) > maxWrites ||
-		len(r.History) > maxWrites || len(r.Responses) > maxWrites || len(r.Fields) > 16 {
+		len(r.History) > maxWrites || len(r.Fields) > 16 {
 		return causes{}, fmt.Errorf("%w: over its bounds", errRecorded)
 	}
 	for _, s := range append([]string{r.Doc}, r.Scripts...) {
@@ -467,16 +436,12 @@ func parseRecorded(raw, mark string) (causes, error) {
 	if r.Marked > 0 {
 		c.mark = mark
 	}
-	resp, err := recordedResponses(r)
-	if err != nil {
-		return causes{}, err
-	}
 	c.writes = make([]compare.ScriptWrite, len(r.Writes))
 	for i, w := range r.Writes {
 		if len(w) != 3 || !index(w[0], -1, len(stacks)) || !index(w[2], 0, maxScripts+1) {
 			return causes{}, fmt.Errorf("%w: a write", errRecorded)
 		}
-		c.writes[i] = scriptWrite(stacks, int(w[0]), pageMillis(w[1]), int(w[2]), r.Doc, resp)
+		c.writes[i] = scriptWrite(stacks, int(w[0]), pageMillis(w[1]), int(w[2]), r.Doc)
 	}
 	for k, v := range r.Fields {
 		if !index(v, 0, len(c.writes)) || !cleanRecorded(k) {
@@ -491,8 +456,13 @@ func parseRecorded(raw, mark string) (causes, error) {
 		if len(h) != 4 || !ok1 || !ok2 || !ok3 || !cleanRecorded(from) || !cleanRecorded(to) {
 			return causes{}, fmt.Errorf("%w: a history entry", errRecorded)
 		}
+		w, ok4 := h[3].(float64)
+		if !ok4 || !index(w, 0, maxWrites+1) {
+			return causes{}, fmt.Errorf("%w: a history entry", errRecorded)
+		}
 		if len(c.history) < MaxNavigations+8 {
 			c.history = append(c.history, compare.ClientRedirect{Mechanism: compare.RedirectHistory, From: from, To: to, PageTime: pageMillis(t)})
+			c.historyWrites = append(c.historyWrites, int(w))
 		}
 	}
 	return c, nil
@@ -515,35 +485,9 @@ func recordedStacks(r recorded) ([][]compare.Frame, error) {
 	return stacks, nil
 }
 
-// recordedResponse is a fetch or XHR response a script received.
-type recordedResponse struct {
-	script string // the requesting stack's first script
-	path   string
-	at     time.Duration
-}
-
-// recordedResponses checks the answer's responses.
-func recordedResponses(r recorded) ([]recordedResponse, error) {
-	out := make([]recordedResponse, 0, len(r.Responses))
-	for _, x := range r.Responses {
-		if len(x) != 3 {
-			return nil, fmt.Errorf("%w: a response", errRecorded)
-		}
-		s, ok1 := x[0].(float64)
-		p, ok2 := x[1].(string)
-		t, ok3 := x[2].(float64)
-		if !ok1 || !ok2 || !ok3 || !index(s, 0, len(r.Scripts)) || !cleanRecorded(p) {
-			return nil, fmt.Errorf("%w: a response", errRecorded)
-		}
-		out = append(out, recordedResponse{script: r.Scripts[int(s)], path: p, at: pageMillis(t)})
-	}
-	return out, nil
-}
-
 // scriptWrite is one recorded write: its stack (st, -1 when unknown), its
-// page time and earlier writers, and the response its stack's scripts
-// received last before it, if any.
-func scriptWrite(stacks [][]compare.Frame, st int, at time.Duration, earlier int, doc string, resp []recordedResponse) compare.ScriptWrite {
+// page time and earlier writers.
+func scriptWrite(stacks [][]compare.Frame, st int, at time.Duration, earlier int, doc string) compare.ScriptWrite {
 	if st < 0 {
 		return compare.ScriptWrite{PageTime: at, Earlier: earlier, Unknown: true}
 	}
@@ -552,13 +496,6 @@ func scriptWrite(stacks [][]compare.Frame, st int, at time.Duration, earlier int
 	w := compare.ScriptWrite{
 		Script: top.Script, Inline: top.Script == doc, Line: top.Line, Column: top.Column,
 		PageTime: at, Earlier: earlier, Stack: stack,
-	}
-	for i := len(resp) - 1; i >= 0; i-- {
-		r := resp[i]
-		if r.at <= at && slices.ContainsFunc(stack, func(f compare.Frame) bool { return f.Script == r.script }) {
-			w.Request, w.RequestBy = r.path, r.script
-			break
-		}
 	}
 	return w
 }

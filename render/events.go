@@ -76,6 +76,9 @@ func (a *audit) onNetwork(ev any) bool {
 	switch e := ev.(type) {
 	case *network.EventRequestWillBeSent:
 		a.net.started(e, a.mainFrame)
+		if !a.opts.NoCauses {
+			a.inits.note(e, string(a.mainFrame))
+		}
 		if e.Type == network.ResourceTypeEventSource {
 			a.net.streamOpened(e.RequestID, true)
 		}

@@ -73,6 +73,8 @@ type proxy struct {
 	// check could attribute them.
 	peersGone atomic.Int64
 	redirects redirectBook
+	// bodies is what the causes read of the bodies relayed (bodies.go).
+	bodies bodyBook
 
 	mu          sync.Mutex
 	requests    int

@@ -240,6 +240,7 @@ func (p *proxy) inspectResponse(resp *http.Response) error {
 		}
 	}
 	resp.Body = &countingBody{ReadCloser: resp.Body, p: p}
+	p.bodies.watch(resp, x.url.String())
 	if x.sent != nil {
 		sent, status := x.sent, resp.StatusCode
 		resp.Body = &endbody.Body{ReadCloser: resp.Body, Done: func(n int64, err error) { sent.finish(status, n, err) }}

@@ -84,6 +84,7 @@ func (a *audit) snapshot(ctx context.Context) (domResult, error) {
 	// Without the recorder's writes the report's causes are unknown, which
 	// is no reason to fail the render either.
 	a.causes = a.readCauses(ctx, world)
+	a.resolveCauses(ctx)
 	res, err := cdp.Call(ctx, a.t.target, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    fmt.Sprintf(snapshotJS, a.opts.MaxBodyBytes),
 		ContextID:     world,
@@ -158,7 +159,9 @@ func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 		ConsoleErrors:      append([]string(nil), a.rec.consoleErrs...),
 		Exceptions:         append([]string(nil), a.rec.exceptions...),
 		FailedRequests:     append([]compare.FailedRequest(nil), a.rec.failures...),
-		Requests:           requests,
+		Requests:           requests + int(a.sourceMaps.Load()),
+		SourceMaps:         int(a.sourceMaps.Load()),
+		Data:               a.causes.data,
 		Navigations:        a.navigations(),
 		Settled:            settled.settled(),
 		SettledBy:          settled.by,

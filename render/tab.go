@@ -61,6 +61,7 @@ func (in *instance) newTab(ctx context.Context) (*tab, error) {
 		cp.ProxyServer = "http://" + p.addr()
 		cp.ProxyBypassList = "<-loopback>"
 	}))
+	p.bodies.off = o.NoCauses
 	t := &tab{ctx: tctx, cancel: cancel, proxy: p, log: in.b.log, opts: o, stateKey: stateKey(), bindingName: stateKey(), readEvent: stateKey()}
 	// The first Do creates the context and the target and binds their life
 	// to tctx, so bound the creation by ctx separately.

@@ -3,6 +3,7 @@ package schedule
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -127,10 +128,34 @@ func causeKey(f compare.Finding, pageURL string) CauseKey {
 	c := f.Cause
 	k := CauseKey{Code: f.Code, Lane: string(f.Lane), Kind: string(c.Kind), Inline: c.Inline,
 		Request: c.RequestPath, Element: c.Element, Mechanism: c.Mechanism, Target: c.Target}
-	if c.ScriptURL != "" && !c.Inline {
-		k.Script = compare.ScriptLabel(c.ScriptURL, pageURL, math.MaxInt)
+	switch {
+	case c.Source != nil:
+		// The owner's original file: a rebuilt bundle is the same cause.
+		k.Script = c.Source.File
+	case c.Library != "" && c.Line == 0 && c.ScriptURL != "":
+		k.Script = c.Library
+	case c.ScriptURL != "" && !c.Inline:
+		k.Script = unhashed(compare.ScriptLabel(c.ScriptURL, pageURL, math.MaxInt))
 	}
 	return k
+}
+
+// bundleHash is a content hash in a bundle's file name ("main-IERDXVEM.js",
+// "index.3f9c2a1b.js", "chunk-4f1d9e2a.mjs").
+var bundleHash = regexp.MustCompile(`[-.~]([A-Za-z0-9_]{8,})(\.m?js)$`)
+
+// unhashed is a script label without its bundle hash, so that a rebuilt
+// bundle is not another cause.
+func unhashed(label string) string {
+	m := bundleHash.FindStringSubmatchIndex(label)
+	if m == nil {
+		return label
+	}
+	h := label[m[2]:m[3]]
+	if strings.ToLower(h) == h && !strings.ContainsAny(h, "0123456789") {
+		return label // a word, not a hash ("-products.js")
+	}
+	return label[:m[0]] + label[m[4]:]
 }
 
 // findCause is the index of the cause of code and lane in ks, or -1.

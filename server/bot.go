@@ -8,6 +8,7 @@ import (
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/render"
 )
 
 // Policy is the configuration in force that the /bot page describes. Every
@@ -39,6 +40,9 @@ type Policy struct {
 	// PrivateAllowed is true when the operator let the guard dial some
 	// private or loopback addresses (--allow-addr, for local testing).
 	PrivateAllowed bool
+	// NoSourceMaps is true when the render never fetches the source maps
+	// of a page's scripts (--no-source-maps).
+	NoSourceMaps bool
 	// RequestRecordsTTL is how long a record of each request sent to a
 	// site is kept for verification; 0 when records are off.
 	RequestRecordsTTL time.Duration
@@ -90,6 +94,8 @@ type botView struct {
 	ContactText       string
 	ContactIsURL      bool
 	PrivateAllowed    bool
+	SourceMaps        bool
+	MaxSourceMaps     int
 	RobotsExample     string
 	RecordsOn         bool
 	RecordsTTL        string
@@ -119,6 +125,7 @@ func (p Policy) view() botView {
 		HoldBound:    compare.Span(max(p.Limits.LeaseTTL, p.Limits.LeaseMin)),
 		MaxRedirects: p.MaxRedirects, MaxNavigations: p.MaxNavigations, MaxFrameLoads: p.MaxFrameLoads,
 		Contact: p.Contact, PrivateAllowed: p.PrivateAllowed,
+		SourceMaps: !p.NoSourceMaps, MaxSourceMaps: render.MaxSourceMaps,
 		ReportsDurable: p.ReportsDurable,
 		RecordsOn:      p.RequestRecordsTTL > 0, RecordsTTL: compare.Span(p.RequestRecordsTTL),
 		PublicAddrUnknown: p.PublicAddrUnknown,

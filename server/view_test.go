@@ -180,7 +180,7 @@ func TestReportPageCauses(t *testing.T) {
 		`<p class="message">The title “Blue Stoneware Kettle | Lekta Test Shop” is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.</p>` +
 			`<p class="cause" title="http://shop.example/static/js/vendor/chunks/app.3f9c1d2e.js">Caused by /static/js/…/app.3f9c1d2e.js line 12, column 5, at 340 ms of page time (2 earlier scripts also wrote it); 1 blocked script might also have changed it</p>`,
 		`<p class="cause">Caused by an inline script in the page, line 14, at 120 ms of page time</p>`,
-		`<p class="cause" title="http://shop.example/static/app.js">Caused by /api/products, fetched by /static/app.js (80% of it came from this request)</p>`,
+		`<p class="cause" title="http://shop.example/static/app.js">Caused by /api/products (which holds 80% of it), fetched by src/pages.jsx line 12, column 3 (in /static/app.js); rendered by React</p>`,
 		`<p class="cause">Caused by an &lt;iframe&gt; on line 48 of the server HTML</p>`,
 		`<p class="cause">The page says it was not found (rendered page)</p>`,
 		`<p class="cause">Caused by a meta refresh to http://shop.example/kettles/blue after 1.2 s</p>`,

@@ -43,6 +43,8 @@ type config struct {
 	chromium  string
 	// renderBudget is the page time the render lane grants a page.
 	renderBudget time.Duration
+	// noSourceMaps turns off the fetching of scripts' source maps.
+	noSourceMaps bool
 	// renderSpares is how many browser contexts the browser keeps
 	// prepared: serve's --renderers (render.Options.Spares).
 	renderSpares int
@@ -67,6 +69,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.Var(&c.deny, "deny", "CIDR or IP (repeatable): refuse these addresses too (e.g. your own VPC ranges)")
 	fs.StringVar(&c.chromium, "chromium", "", "browser binary (default: chromium, chromium-browser or google-chrome on PATH)")
 	fs.DurationVar(&c.renderBudget, "render-budget", render.DefaultBudget, "page time the render lane grants a page: content that timers, fetch() chains and scrolling produce within it is seen")
+	fs.BoolVar(&c.noSourceMaps, "no-source-maps", false, "never fetch a script's source map to name the site's own file behind a cause (inline maps are still read)")
 	c.databaseFlags.register(fs)
 	fs.StringVar(&c.redisURL, "redis-url", "", "redis://… hot state (limits, cache, in-flight audits) shared by every instance; without it, in the SQLite file in --data-dir")
 	fs.StringVar(&c.redisPrefix, "redis-prefix", cache.DefaultPrefix, "start of every Redis key, so several deployments (or test runs) can share one Redis; no braces")
@@ -221,7 +224,7 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 	p.lazy = &lazyBrowser{opts: render.Options{
 		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
 		UASuffix: p.identity.RenderSuffix(), Logger: logger, Budget: c.renderBudget,
-		Spares: c.renderSpares,
+		Spares: c.renderSpares, NoSourceMaps: c.noSourceMaps,
 	}}
 	ac := audit.Config{
 		Guard: g, Renderer: p.lazy, Store: p.store, Token: p.identity.Token,

@@ -225,6 +225,7 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 			Scope: scope(cfg), ReportsDurable: true, Timeout: cfg.timeout, MaxRedirects: plainget.DefaultMaxRedirects,
 			MaxNavigations: render.MaxNavigations, MaxFrameLoads: render.MaxFrameLoads,
 			ClientRate: clientRate, Contact: sf.contact, PrivateAllowed: len(cfg.allowAddr) > 0,
+			NoSourceMaps:      cfg.noSourceMaps,
 			RequestRecordsTTL: cfg.requestTTL, PublicAddrUnknown: !publicAddrKnown(vc.Egress),
 		},
 		PublicURL:  sf.publicURL,

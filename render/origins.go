@@ -1,0 +1,330 @@
+package render
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/go-sourcemap/sourcemap"
+
+	"lekta.dev/lekta/compare"
+)
+
+// The lane names the site's own code behind each write, request and
+// navigation (compare.Origin): the first frame of a stack that is no
+// library's, mapped to its original file when its script has a source map.
+// An inline map costs nothing; an external one is fetched through the
+// proxy like any request of the page (the audit's rules: robots.txt, the
+// budget, the request records), only from the page's own origin, at most
+// MaxSourceMaps an audit and maxReadBody bytes each, and never when
+// Options.NoSourceMaps is set.
+
+// MaxSourceMaps caps the source maps one audit fetches.
+const MaxSourceMaps = 3
+
+// resolveWait bounds the wait for the proxy's reading of bodies, and
+// mapFetchTimeout one source map's fetch.
+const (
+	resolveWait     = 2 * time.Second
+	mapFetchTimeout = 5 * time.Second
+)
+
+// initiators are the stacks that made the page's requests, from the
+// network events (Chromium's, which no page script can forge).
+type initiators struct {
+	mu sync.Mutex
+	// byURL is the first stack of each requested URL (fetch, XHR, script).
+	byURL map[string][]compare.Frame
+	// navs are the main frame's script-initiated navigations.
+	navs []initiatedNav
+}
+
+// initiatedNav is a navigation of the main frame a script started.
+type initiatedNav struct {
+	url   string
+	stack []compare.Frame
+}
+
+// maxInitiators bounds the stacks kept.
+const maxInitiators = 256
+
+// note keeps the initiator stack of a request.
+func (n *initiators) note(e *network.EventRequestWillBeSent, mainFrame string) {
+	if e.Initiator == nil || e.Initiator.Stack == nil || e.RedirectResponse != nil {
+		return
+	}
+	var stack []compare.Frame
+	for st := e.Initiator.Stack; st != nil && len(stack) < recorderFrames; st = st.Parent {
+		for _, f := range st.CallFrames {
+			if len(stack) >= recorderFrames {
+				break
+			}
+			if f.URL == "" || !(strings.HasPrefix(f.URL, "http:") || strings.HasPrefix(f.URL, "https:")) {
+				continue
+			}
+			stack = append(stack, compare.Frame{Script: pageString(f.URL), Line: int(f.LineNumber) + 1, Column: int(f.ColumnNumber) + 1})
+		}
+	}
+	if len(stack) == 0 {
+		return
+	}
+	u := withoutFragment(e.Request.URL + e.Request.URLFragment)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if e.Type == network.ResourceTypeDocument && string(e.FrameID) == mainFrame {
+		if len(n.navs) < MaxNavigations+8 {
+			n.navs = append(n.navs, initiatedNav{url: u, stack: stack})
+		}
+		return
+	}
+	if n.byURL == nil {
+		n.byURL = map[string][]compare.Frame{}
+	}
+	if _, ok := n.byURL[u]; !ok && len(n.byURL) < maxInitiators {
+		n.byURL[u] = stack
+	}
+}
+
+// withoutFragment is a URL without its fragment, as the proxy and
+// Chromium's events both spell it (parsed and written again).
+func withoutFragment(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+// resolver turns stacks into origins for one audit.
+type resolver struct {
+	a       *audit
+	doc     string
+	scripts map[string]*scriptBody
+	maps    map[string]*sourcemap.Consumer // by script URL; nil: none
+	fetched int
+}
+
+// newResolver waits for the proxy's reading of bodies and fetches the
+// source maps the stacks need.
+func (a *audit) newResolver(ctx context.Context, stacks [][]compare.Frame) *resolver {
+	done := make(chan struct{})
+	go func() { a.t.proxy.bodies.wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(resolveWait):
+	}
+	b := &a.t.proxy.bodies
+	b.mu.Lock()
+	r := &resolver{a: a, doc: withoutFragment(a.net.documentURL()), scripts: make(map[string]*scriptBody, len(b.scripts)),
+		maps: map[string]*sourcemap.Consumer{}}
+	for k, v := range b.scripts {
+		r.scripts[withoutFragment(k)] = v
+	}
+	b.mu.Unlock()
+	r.loadMaps(ctx, stacks)
+	return r
+}
+
+// loadMaps parses the maps of the scripts on the stacks that are no
+// library's: inline ones all, external ones up to MaxSourceMaps, in the
+// order the stacks need them.
+func (r *resolver) loadMaps(ctx context.Context, stacks [][]compare.Frame) {
+	var fetch []string
+	seen := map[string]bool{}
+	for _, st := range stacks {
+		for _, f := range st {
+			if seen[f.Script] {
+				continue
+			}
+			seen[f.Script] = true
+			sb := r.scripts[f.Script]
+			if sb == nil || sb.mapURL == "" || sb.library != "" || f.Script == r.doc {
+				continue
+			}
+			if strings.HasPrefix(sb.mapURL, "data:") {
+				r.maps[f.Script] = parseDataMap(sb.mapURL)
+				continue
+			}
+			if !r.a.opts.NoSourceMaps && len(fetch) < MaxSourceMaps && r.sameOrigin(sb.mapURL) {
+				fetch = append(fetch, f.Script)
+			}
+		}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, s := range fetch {
+		wg.Go(func() {
+			m, err := r.a.fetchMap(ctx, r.scripts[s].mapURL)
+			mu.Lock()
+			defer mu.Unlock()
+			r.fetched++
+			if err != nil {
+				r.a.b.log.Debug("source map", "url", r.scripts[s].mapURL, "err", err)
+				return
+			}
+			r.maps[s] = m
+		})
+	}
+	wg.Wait()
+}
+
+// sameOrigin reports whether u is of the page's origin.
+func (r *resolver) sameOrigin(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && origin(u) == r.a.pageOrigin()
+}
+
+// parseDataMap parses an inline (data: URL) source map, nil when it is
+// not one.
+func parseDataMap(dataURL string) *sourcemap.Consumer {
+	meta, payload, ok := strings.Cut(strings.TrimPrefix(dataURL, "data:"), ",")
+	if !ok || !strings.Contains(meta, "json") {
+		return nil
+	}
+	var b []byte
+	if strings.HasSuffix(meta, ";base64") {
+		var err error
+		if b, err = base64.StdEncoding.DecodeString(payload); err != nil {
+			return nil
+		}
+	} else {
+		s, err := url.PathUnescape(payload)
+		if err != nil {
+			return nil
+		}
+		b = []byte(s)
+	}
+	m, err := sourcemap.Parse("", b)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// errMapRefused is fetchMap's error for a map the rules refused.
+var errMapRefused = errors.New("source map refused")
+
+// fetchMap fetches an external source map through the audit's proxy.
+func (a *audit) fetchMap(ctx context.Context, raw string) (*sourcemap.Consumer, error) {
+	u, err := parseURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, mapFetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json, */*;q=0.8")
+	req.Header.Set("Sec-Fetch-Dest", "empty")
+	w := &mapWriter{header: http.Header{}}
+	a.t.proxy.serveRequest(w, req, u, u.String())
+	a.sourceMaps.Add(1)
+	switch {
+	case w.header.Get(refusedHeader) != "":
+		return nil, fmt.Errorf("%w: %s", errMapRefused, w.header.Get(refusedHeader))
+	case w.status != http.StatusOK:
+		return nil, fmt.Errorf("source map: status %d", w.status)
+	case w.over:
+		return nil, fmt.Errorf("source map: over %d bytes", maxReadBody)
+	}
+	return sourcemap.Parse("", w.body)
+}
+
+// mapWriter is the ResponseWriter of a source map's fetch: it keeps at
+// most maxReadBody bytes.
+type mapWriter struct {
+	header http.Header
+	status int
+	body   []byte
+	over   bool
+}
+
+func (w *mapWriter) Header() http.Header { return w.header }
+
+func (w *mapWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *mapWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	if len(w.body)+len(p) > maxReadBody {
+		w.over = true
+		return 0, errors.New("source map too large")
+	}
+	w.body = append(w.body, p...)
+	return len(p), nil
+}
+
+// origin resolves a stack: its first frame of the site's own code, else
+// its first frame, with the library of the frames before.
+func (r *resolver) origin(stack []compare.Frame) *compare.Origin {
+	if len(stack) == 0 {
+		return nil
+	}
+	var first *compare.Origin
+	for _, f := range stack {
+		o := r.frame(f)
+		if first == nil {
+			first = o
+		}
+		if o.Library == "" {
+			o.Own = true
+			if o != first {
+				o.Library = first.Library
+			}
+			return o
+		}
+	}
+	return first
+}
+
+// frame resolves one frame: its library, and its original place.
+func (r *resolver) frame(f compare.Frame) *compare.Origin {
+	o := &compare.Origin{Script: f.Script, Line: f.Line, Column: f.Column, Inline: f.Script == r.doc}
+	if o.Inline {
+		return o
+	}
+	if sb := r.scripts[f.Script]; sb != nil && sb.library != "" {
+		o.Library = sb.library
+		return o
+	}
+	if lib := fileLibrary(f.Script); lib != "" {
+		o.Library = lib
+		return o
+	}
+	if m := r.maps[f.Script]; m != nil && f.Line > 0 {
+		if src, _, line, col, ok := m.Source(f.Line, max(f.Column-1, 0)); ok && src != "" && line > 0 {
+			o.Library = sourceLibrary(src)
+			o.Source = &compare.SourcePos{File: pageString(cleanSource(src)), Line: line, Column: col + 1}
+		}
+	}
+	return o
+}
+
+// cleanSource is a source map's original file as a person names it:
+// without the bundler's scheme ("webpack://app/", "vite://") and the
+// leading "./" and "../" of a path relative to the map.
+func cleanSource(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 && !strings.HasPrefix(s, "http") {
+		s = s[i+3:]
+		if j := strings.IndexByte(s, '/'); j >= 0 && !strings.Contains(s[:j], ".") {
+			s = s[j+1:]
+		}
+	}
+	for strings.HasPrefix(s, "../") || strings.HasPrefix(s, "./") {
+		s = s[strings.IndexByte(s, '/')+1:]
+	}
+	return s
+}
