@@ -28,16 +28,15 @@ func (d *differ) bestData(words map[uint64]struct{}, links []Link, least float64
 	if rs == nil || rs.Render == nil || len(rs.Render.Data) == 0 || len(words)+len(links) == 0 {
 		return nil
 	}
+	texts := make([]map[uint64]struct{}, len(links))
+	for i, l := range links {
+		texts[i] = wordKeys(l.Text)
+	}
 	var best *dataMatch
 	for _, resp := range rs.Render.Data {
-		n := 0
-		for k := range words {
-			if _, ok := resp.words[k]; ok {
-				n++
-			}
-		}
-		for _, l := range links {
-			if _, ok := resp.links[l.Href]; ok || resp.holds(wordKeys(l.Text)) >= minFieldShare {
+		n := resp.count(words)
+		for i, l := range links {
+			if _, ok := resp.links[l.Href]; ok || resp.holds(texts[i]) >= minFieldShare {
 				n++
 			}
 		}
@@ -52,18 +51,23 @@ func (d *differ) bestData(words map[uint64]struct{}, links []Link, least float64
 	return best
 }
 
-// holds is the share of the words a response holds, 0 for none.
-func (r *DataResponse) holds(words map[uint64]struct{}) float64 {
-	if len(words) == 0 {
-		return 0
-	}
+// count is how many of the words a response holds.
+func (r *DataResponse) count(words map[uint64]struct{}) int {
 	n := 0
 	for k := range words {
 		if _, ok := r.words[k]; ok {
 			n++
 		}
 	}
-	return float64(n) / float64(len(words))
+	return n
+}
+
+// holds is the share of the words a response holds, 0 for none.
+func (r *DataResponse) holds(words map[uint64]struct{}) float64 {
+	if len(words) == 0 {
+		return 0
+	}
+	return float64(r.count(words)) / float64(len(words))
 }
 
 // dataCause is the cause naming a matched response: the request, the code

@@ -267,6 +267,16 @@ func (x *extractor) document(root *html.Node) {
 // a lower-case host and no default port, or "" when ref is empty or not a URL. With link set, only http(s) targets are
 // kept and the fragment is dropped.
 func (x *extractor) resolve(base *url.URL, ref, field string, link bool) string {
+	out, cut := resolveRef(base, ref, link)
+	if cut {
+		x.t.mark(field)
+	}
+	return out
+}
+
+// resolveRef is resolve without the truncation mark: the URL and whether
+// it was cut to maxURL.
+func resolveRef(base *url.URL, ref string, link bool) (string, bool) {
 	ref = strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return -1
@@ -274,18 +284,18 @@ func (x *extractor) resolve(base *url.URL, ref, field string, link bool) string 
 		return r
 	}, strings.TrimSpace(ref))
 	if ref == "" {
-		return ""
+		return "", false
 	}
 	u, err := url.Parse(ref)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	if base != nil {
 		u = base.ResolveReference(u)
 	}
 	if link {
 		if u.Scheme != "http" && u.Scheme != "https" && (base != nil || u.Scheme != "") {
-			return ""
+			return "", false
 		}
 		u.Fragment, u.RawFragment = "", ""
 	}
@@ -297,11 +307,7 @@ func (x *extractor) resolve(base *url.URL, ref, field string, link bool) string 
 	} else if u.Scheme == "https" {
 		u.Host = strings.TrimSuffix(u.Host, ":443")
 	}
-	out, cut := clip(u.String(), maxURL)
-	if cut {
-		x.t.mark(field)
-	}
-	return out
+	return clip(u.String(), maxURL)
 }
 
 // finish derives the fields that need the whole document.

@@ -78,7 +78,8 @@ func (d *DataResponse) AddText(s string) {
 }
 
 // AddURL indexes a URL the body holds (an href of a fragment, a JSON
-// value), resolved against the response's own URL.
+// value), resolved against the response's own URL as the extractor
+// resolves a link's href, so the two spellings compare equal.
 func (d *DataResponse) AddURL(s string) {
 	if len(d.links) >= maxDataLinks || len(s) > 2048 {
 		return
@@ -87,12 +88,9 @@ func (d *DataResponse) AddURL(s string) {
 	if err != nil {
 		return
 	}
-	u, err := base.Parse(strings.TrimSpace(s))
-	if err != nil {
-		return
+	if u, _ := resolveRef(base, s, true); u != "" {
+		d.links[u] = struct{}{}
 	}
-	u.Fragment = ""
-	d.links[u.String()] = struct{}{}
 }
 
 // Empty reports whether the index holds nothing.
