@@ -109,7 +109,6 @@ type resolver struct {
 	doc     string
 	scripts map[string]*scriptBody
 	maps    map[string]*sourcemap.Consumer // by script URL; nil: none
-	fetched int
 }
 
 // newResolver waits for the proxy's reading of bodies and fetches the
@@ -165,7 +164,6 @@ func (r *resolver) loadMaps(ctx context.Context, stacks [][]compare.Frame) {
 			m, err := r.a.fetchMap(ctx, r.scripts[s].mapURL)
 			mu.Lock()
 			defer mu.Unlock()
-			r.fetched++
 			if err != nil {
 				r.a.b.log.Debug("source map", "url", r.scripts[s].mapURL, "err", err)
 				return

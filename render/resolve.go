@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"maps"
 	"net/url"
 	"strings"
 
@@ -16,8 +17,9 @@ func (a *audit) resolveCauses(ctx context.Context) {
 	if a.opts.NoCauses {
 		return
 	}
+	// Copies: the page may still make requests, whose events note more.
 	a.inits.mu.Lock()
-	byURL := a.inits.byURL
+	byURL := maps.Clone(a.inits.byURL)
 	navs := append([]initiatedNav(nil), a.inits.navs...)
 	a.inits.mu.Unlock()
 	var stacks [][]compare.Frame

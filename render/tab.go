@@ -126,20 +126,7 @@ func (t *tab) setup(ctx context.Context, ua string) error {
 			})
 			return err
 		}},
-		{"install the write recorder", func() error {
-			if t.opts.NoCauses {
-				return nil
-			}
-			// The binding first: the recorder takes it off the window
-			// before any page script runs.
-			if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: t.bindingName}); err != nil {
-				return err
-			}
-			_, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-				Source: t.recorderSource(),
-			})
-			return err
-		}},
+		{"install the write recorder", func() error { return t.installRecorder(ctx) }},
 		// chromedp mirrors the DOM and tracks style sheets for its query
 		// actions; the lane uses neither, so spare the CPU.
 		{"disable CSS domain", func() error { _, err := cdp.Call(ctx, t.target, css.Disable, cdp.Empty{}); return err }},
@@ -156,6 +143,22 @@ func (t *tab) setup(ctx context.Context, ua string) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// installRecorder installs the write recorder (causes.go) unless the
+// causes are off: its binding first, which the recorder takes off the
+// window before any page script runs, then its script.
+func (t *tab) installRecorder(ctx context.Context) error {
+	if t.opts.NoCauses {
+		return nil
+	}
+	if _, err := cdp.Call(ctx, t.target, runtime.AddBinding, runtime.AddBindingParams{Name: t.bindingName}); err != nil {
+		return err
+	}
+	_, err := cdp.Call(ctx, t.target, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+		Source: t.recorderSource(),
+	})
+	return err
 }
 
 // close stops the proxy, closes the target and disposes of the browser
