@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -73,6 +76,41 @@ type Enqueued struct {
 // running already, which it then joins. ErrQueueFull when QueueLimit
 // public audits wait.
 func (s *Scheduler) Enqueue(ctx context.Context, a AuditArgs, at time.Time) (Enqueued, error) {
+	return retryLost(ctx, s, func() (Enqueued, error) { return s.enqueue(ctx, a, at) })
+}
+
+// retryLost runs one queue operation. After a database restart the pool
+// may still hold connections the server closed; each fails once and is
+// dropped, and the next try takes another, up to a fresh one. Only
+// operations that may run twice use it: reads, and inserts of jobs unique
+// by their arguments.
+func retryLost[T any](ctx context.Context, s *Scheduler, op func() (T, error)) (T, error) {
+	var (
+		v   T
+		err error
+	)
+	for range max(s.tries, 1) {
+		v, err = op()
+		if err == nil || !connLost(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	return v, err
+}
+
+// connLost reports whether err means that the connection, not the
+// statement, failed: the server ended it (shut down, restarted, or an
+// administrator's pg_terminate_backend) or it broke before an answer.
+func connLost(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "57P01" || pe.Code == "57P02" // admin_shutdown, crash_shutdown
+	}
+	return pgconn.SafeToRetry(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+func (s *Scheduler) enqueue(ctx context.Context, a AuditArgs, at time.Time) (Enqueued, error) {
 	waiting, err := s.client.JobList(ctx, river.NewJobListParams().Kinds(AuditArgs{}.Kind()).Queues(QueueAudits).
 		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable).
 		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(s.cfg.QueueLimit))
@@ -100,7 +138,10 @@ func (s *Scheduler) Enqueue(ctx context.Context, a AuditArgs, at time.Time) (Enq
 		if err := json.Unmarshal(res.Job.EncodedArgs, &got); err != nil || got.ID == "" {
 			return Enqueued{}, fmt.Errorf("read the queued audit of %s: %v", a.URL, err)
 		}
-		return Enqueued{ID: got.ID, Joined: true}, nil
+		if got.ID != a.ID {
+			return Enqueued{ID: got.ID, Joined: true}, nil
+		}
+		// An earlier try queued it and its answer was lost.
 	}
 	pos := 1
 	for _, j := range waiting.Jobs {
@@ -123,8 +164,10 @@ type Waiting struct {
 // an instance asked about an audit whose progress entry has gone (its
 // instance stopped, and River has not rescued the job yet).
 func (s *Scheduler) Find(ctx context.Context, id string) (Waiting, bool, error) {
-	res, err := s.client.JobList(ctx, river.NewJobListParams().Kinds(AuditArgs{}.Kind()).Queues(QueueAudits).
-		States(waitingStates...).Where("args->>'id' = @id", river.NamedArgs{"id": id}).First(1))
+	res, err := retryLost(ctx, s, func() (*river.JobListResult, error) {
+		return s.client.JobList(ctx, river.NewJobListParams().Kinds(AuditArgs{}.Kind()).Queues(QueueAudits).
+			States(waitingStates...).Where("args->>'id' = @id", river.NamedArgs{"id": id}).First(1))
+	})
 	if err != nil {
 		return Waiting{}, false, fmt.Errorf("find audit %s: %w", id, err)
 	}
@@ -234,8 +277,10 @@ func startedBefore(j *rivertype.JobRow) (string, bool) {
 // Depth is how many public audits wait to start in the shared queue, all
 // instances together, counted up to QueueLimit.
 func (s *Scheduler) Depth(ctx context.Context) (int, error) {
-	res, err := s.client.JobList(ctx, river.NewJobListParams().Kinds(AuditArgs{}.Kind()).Queues(QueueAudits).
-		States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable).First(s.cfg.QueueLimit))
+	res, err := retryLost(ctx, s, func() (*river.JobListResult, error) {
+		return s.client.JobList(ctx, river.NewJobListParams().Kinds(AuditArgs{}.Kind()).Queues(QueueAudits).
+			States(rivertype.JobStateAvailable, rivertype.JobStateScheduled, rivertype.JobStateRetryable).First(s.cfg.QueueLimit))
+	})
 	if err != nil {
 		return 0, fmt.Errorf("read the audit queue: %w", err)
 	}

@@ -35,7 +35,7 @@ func (s *Scheduler) RunNow(ctx context.Context, siteID string, at time.Time, run
 		opts.ScheduledAt = run.StartsAt
 	}
 	args := ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember), Reason: run.Reason}
-	if _, err := s.client.Insert(ctx, args, &opts); err != nil {
+	if _, err := retryLost(ctx, s, func() (*rivertype.JobInsertResult, error) { return s.client.Insert(ctx, args, &opts) }); err != nil {
 		return "", fmt.Errorf("queue re-audit of %s: %w", siteID, err)
 	}
 	return records.HistoryID(siteID, at), nil
@@ -87,9 +87,11 @@ type Pending struct {
 // PendingRuns lists the site's re-audits waiting in the queue, run-now
 // requests and snoozed scheduled ones, the earliest start first.
 func (s *Scheduler) PendingRuns(ctx context.Context, siteID string) ([]Pending, error) {
-	res, err := s.client.JobList(ctx, river.NewJobListParams().Kinds(ReauditArgs{}.Kind()).Queues(QueueAudits).
-		States(waitingStates...).Where("args->>'site_id' = @site", river.NamedArgs{"site": siteID}).
-		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(20))
+	res, err := retryLost(ctx, s, func() (*river.JobListResult, error) {
+		return s.client.JobList(ctx, river.NewJobListParams().Kinds(ReauditArgs{}.Kind()).Queues(QueueAudits).
+			States(waitingStates...).Where("args->>'site_id' = @site", river.NamedArgs{"site": siteID}).
+			OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(20))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list pending runs of %s: %w", siteID, err)
 	}

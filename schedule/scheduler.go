@@ -133,6 +133,9 @@ type Scheduler struct {
 	// SQL is River's database/sql pool on SQLite (nil on PostgreSQL), for tests.
 	sqlDB *sql.DB
 	web   *http.Client
+	// tries bounds one queue operation's tries on lost connections: one
+	// more than the pool holds (1 on SQLite, which has none to lose).
+	tries int
 }
 
 // New validates cfg, brings River's schema up to date and builds the client.
@@ -289,6 +292,7 @@ func (s *Scheduler) openPostgres(ctx context.Context, rc *river.Config) error {
 		return fmt.Errorf("start River: %w", err)
 	}
 	s.client, s.closer = c, pool.Close
+	s.tries = int(pool.Config().MaxConns) + 1
 	return nil
 }
 
