@@ -146,7 +146,7 @@ func (d *differ) renderOnlyWords() map[uint64]struct{} {
 	return out
 }
 
-// renderOnlyLinks are the links only the rendered page has, one per href.
+// renderOnlyLinkList is the links only the rendered page has, one per href.
 func (d *differ) renderOnlyLinkList() []Link {
 	r := d.r.page
 	if r == nil {

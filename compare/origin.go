@@ -39,7 +39,9 @@ type DataResponse struct {
 	// URL and Path are the response's; Path is what a report names.
 	URL, Path string
 	// By is the code that requested it, nil when unknown.
-	By    *Origin
+	By *Origin
+	// base is URL parsed, which the URLs of the body are resolved against.
+	base  *url.URL
 	words map[uint64]struct{}
 	links map[string]struct{}
 	full  bool
@@ -55,7 +57,7 @@ const (
 func NewDataResponse(rawURL string) *DataResponse {
 	d := &DataResponse{URL: rawURL, Path: rawURL, words: map[uint64]struct{}{}, links: map[string]struct{}{}}
 	if u, err := url.Parse(rawURL); err == nil {
-		d.Path = u.EscapedPath()
+		d.base, d.Path = u, u.EscapedPath()
 	}
 	return d
 }
@@ -81,14 +83,10 @@ func (d *DataResponse) AddText(s string) {
 // value), resolved against the response's own URL as the extractor
 // resolves a link's href, so the two spellings compare equal.
 func (d *DataResponse) AddURL(s string) {
-	if len(d.links) >= maxDataLinks || len(s) > 2048 {
+	if d.base == nil || len(d.links) >= maxDataLinks || len(s) > 2048 {
 		return
 	}
-	base, err := url.Parse(d.URL)
-	if err != nil {
-		return
-	}
-	if u, _ := resolveRef(base, s, true); u != "" {
+	if u, _ := resolveRef(d.base, s, true); u != "" {
 		d.links[u] = struct{}{}
 	}
 }

@@ -146,12 +146,11 @@ func sourceMapURL(rawURL string, header http.Header, body []byte) string {
 		ref = header.Get("X-SourceMap")
 	}
 	if ref == "" {
-		tail := body[max(0, len(body)-maxReadBody):]
-		i := bytes.LastIndex(tail, []byte("# sourceMappingURL="))
-		if i < 2 || (tail[i-1] != '/' && tail[i-1] != '*') || (tail[i-2] != '/' && tail[i-2] != '*') {
+		i := bytes.LastIndex(body, []byte("# sourceMappingURL="))
+		if i < 2 || (body[i-1] != '/' && body[i-1] != '*') || (body[i-2] != '/' && body[i-2] != '*') {
 			return ""
 		}
-		rest := tail[i+len("# sourceMappingURL="):]
+		rest := body[i+len("# sourceMappingURL="):]
 		if j := bytes.IndexAny(rest, " \t\r\n*"); j >= 0 {
 			rest = rest[:j]
 		}

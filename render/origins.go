@@ -111,15 +111,20 @@ type resolver struct {
 	maps    map[string]*sourcemap.Consumer // by script URL; nil: none
 }
 
-// newResolver waits for the proxy's reading of bodies and fetches the
-// source maps the stacks need.
-func (a *audit) newResolver(ctx context.Context, stacks [][]compare.Frame) *resolver {
+// waitBodies waits, at most resolveWait, for the proxy's reading of the
+// bodies it relayed.
+func (a *audit) waitBodies() {
 	done := make(chan struct{})
 	go func() { a.t.proxy.bodies.wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(resolveWait):
 	}
+}
+
+// newResolver reads the scripts the proxy read (after waitBodies) and
+// fetches the source maps the stacks need.
+func (a *audit) newResolver(ctx context.Context, stacks [][]compare.Frame) *resolver {
 	b := &a.t.proxy.bodies
 	b.mu.Lock()
 	r := &resolver{a: a, doc: withoutFragment(a.net.documentURL()), scripts: make(map[string]*scriptBody, len(b.scripts)),

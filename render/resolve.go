@@ -22,12 +22,17 @@ func (a *audit) resolveCauses(ctx context.Context) {
 	byURL := maps.Clone(a.inits.byURL)
 	navs := append([]initiatedNav(nil), a.inits.navs...)
 	a.inits.mu.Unlock()
+	b := &a.t.proxy.bodies
+	a.waitBodies()
+	b.mu.Lock()
+	data := append([]*compare.DataResponse(nil), b.data...)
+	moves := append([]headerMove(nil), b.moves...)
+	b.mu.Unlock()
 	var stacks [][]compare.Frame
 	for _, w := range a.causes.writes {
 		stacks = append(stacks, w.Stack)
 	}
-	b := &a.t.proxy.bodies
-	r := a.newResolver(ctx, append(stacks, initiatorStacks(b, byURL, navs)...))
+	r := a.newResolver(ctx, append(stacks, initiatorStacks(data, byURL, navs)...))
 	for i := range a.causes.writes {
 		w := &a.causes.writes[i]
 		if o := r.origin(w.Stack); o != nil {
@@ -40,10 +45,6 @@ func (a *audit) resolveCauses(ctx context.Context) {
 			a.causes.history[i].By = r.origin(a.causes.writes[wi].Stack)
 		}
 	}
-	b.mu.Lock()
-	data := append([]*compare.DataResponse(nil), b.data...)
-	moves := append([]headerMove(nil), b.moves...)
-	b.mu.Unlock()
 	for _, d := range data {
 		d.By = r.origin(byURL[withoutFragment(d.URL)])
 	}
@@ -71,15 +72,13 @@ func (a *audit) resolveCauses(ctx context.Context) {
 
 // initiatorStacks are the stacks of the requests whose origins a report
 // may name: the data responses' and the navigations'.
-func initiatorStacks(b *bodyBook, byURL map[string][]compare.Frame, navs []initiatedNav) [][]compare.Frame {
+func initiatorStacks(data []*compare.DataResponse, byURL map[string][]compare.Frame, navs []initiatedNav) [][]compare.Frame {
 	var out [][]compare.Frame
-	b.mu.Lock()
-	for _, d := range b.data {
+	for _, d := range data {
 		if st := byURL[withoutFragment(d.URL)]; st != nil {
 			out = append(out, st)
 		}
 	}
-	b.mu.Unlock()
 	for _, n := range navs {
 		out = append(out, n.stack)
 	}

@@ -141,11 +141,12 @@ func (s *Scheduler) enqueue(ctx context.Context, a AuditArgs, at time.Time) (Enq
 		if got.ID != a.ID {
 			return Enqueued{ID: got.ID, Joined: true}, nil
 		}
-		// An earlier try queued it and its answer was lost.
+		// An earlier try queued it and its answer was lost; this try's
+		// list of waiting jobs holds it, and it does not wait behind itself.
 	}
 	pos := 1
 	for _, j := range waiting.Jobs {
-		if !j.ScheduledAt.After(at) {
+		if j.ID != res.Job.ID && !j.ScheduledAt.After(at) {
 			pos++
 		}
 	}
