@@ -119,6 +119,21 @@ func (a *audit) waitSocket(ctx context.Context) error {
 	return nil
 }
 
+// waitRequests waits, up to the wall-clock cap in ctx, until none of the
+// page's requests is in flight.
+func (a *audit) waitRequests(ctx context.Context) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for a.net.inFlight() {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
 // waitStream waits up to d of wall time for a stream to change: its first
 // message, or its close.
 func (a *audit) waitStream(ctx context.Context, d time.Duration) error {

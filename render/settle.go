@@ -122,11 +122,18 @@ func (a *audit) settle(ctx context.Context, d deadlines) settleResult {
 			}
 			st = after
 		}
-		if used >= budget && (!closed || overtime) {
-			return a.done(SettledBudget, st)
-		}
 		prev = st
 		if used >= budget {
+			// A WebSocket that closed, or a request still in flight (page
+			// time ran on while its body arrived: Chromium moves page
+			// time forward after starvationTasks tasks, and every chunk
+			// of a long body is one), gets one more grant once it ended.
+			if overtime || (!closed && !a.net.inFlight()) {
+				return a.done(SettledBudget, st)
+			}
+			if err := a.waitRequests(ctx); err != nil {
+				return a.cut(err)
+			}
 			overtime, grant = true, minGrant
 			continue
 		}

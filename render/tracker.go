@@ -132,6 +132,14 @@ func (n *netTracker) finished(id network.RequestID) (reqInfo, bool) {
 	return info, ok
 }
 
+// inFlight reports whether one of the page's requests is in flight
+// (long-lived ones and workers' aside).
+func (n *netTracker) inFlight() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.open) > 0
+}
+
 // uncount takes the browser's own request id (its favicon) out of the
 // page's request count, whether or not its start was seen yet.
 func (n *netTracker) uncount(id network.RequestID) {
