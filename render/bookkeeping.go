@@ -3,7 +3,6 @@ package render
 import (
 	"errors"
 	"io"
-	"strings"
 	"sync"
 
 	"lekta.dev/lekta/compare"
@@ -55,9 +54,10 @@ func (b *redirectBook) note(base, loc string, depth int) {
 }
 
 // chainKey is the URL Chromium requests for loc relative to base (for base
-// itself when loc is empty), with every escape of an unreserved character
-// decoded and the others in upper case, so that a spelling Chromium
-// normalises differently than modelled still meets its request.
+// itself when loc is empty) with every escape decoded, so that a byte
+// Chromium escapes where the model does not (or the other way round)
+// still meets its request. Two URLs that differ only in how they are
+// escaped share a key: a chain is then counted as deeper, never shallower.
 func chainKey(base, loc string) (string, bool) {
 	u, err := parseWebURL(base, nil)
 	if err != nil {
@@ -68,30 +68,7 @@ func chainKey(base, loc string) (string, bool) {
 			return "", false
 		}
 	}
-	return normaliseEscapes(u.String()), true
-}
-
-// normaliseEscapes decodes %XX of unreserved characters and upper-cases
-// the hex digits of the others.
-func normaliseEscapes(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		v, ok := hexByte(s, i)
-		switch {
-		case ok && unreserved(v):
-			b.WriteByte(v)
-		case ok:
-			b.WriteString(strings.ToUpper(s[i : i+3]))
-		default:
-			b.WriteByte(s[i])
-			continue
-		}
-		i += 2
-	}
-	return b.String()
+	return unescapeAll(u.String()), true
 }
 
 // escapeQuery percent-encodes the bytes of a query that Chromium encodes

@@ -330,11 +330,20 @@ func TestChainKey(t *testing.T) {
 		{"HTTP://Shop.Example:80/a?b=c#frag", "", "http://shop.example/a?b=c"},
 		{"https://shop.example:443", "", "https://shop.example/"},
 		{"https://shop.example:8443/x", "", "https://shop.example:8443/x"},
-		{"http://shop.example/a?b=c d\"e", "", "http://shop.example/a?b=c%20d%22e"},
-		{"http://shop.example/a?é", "", "http://shop.example/a?%C3%A9"},
+		{"http://shop.example/a?b=c d\"e", "", "http://shop.example/a?b=c d\"e"},
+		{"http://shop.example/a?b=c%20d%22e", "", "http://shop.example/a?b=c d\"e"},
+		{"http://shop.example/a?é", "", "http://shop.example/a?é"},
 		{"http://shop.example/r/2", "/x/%2e%2e/r/%31", "http://shop.example/r/1"},
-		{"http://shop.example/r/2", `\r\1?%3c`, "http://shop.example/r/1?%3C"},
-		{"http://shop.example/r/1?%3C", "", "http://shop.example/r/1?%3C"},
+		{"http://shop.example/r/2", `\r\1?%3c`, "http://shop.example/r/1?<"},
+		{"http://shop.example/r/1?%3C", "", "http://shop.example/r/1?<"},
+		// A Location and the request Chromium makes for it, escaped
+		// differently, meet under one key.
+		{"http://shop.example/r/2", "/r/1/a^b|c", "http://shop.example/r/1/a^b|c"},
+		{"http://shop.example/r/1/a%5Eb%7cc", "", "http://shop.example/r/1/a^b|c"},
+		{"http://shop.example/r/2", "/r/1/a\xffb?q=\xc0\xaf", "http://shop.example/r/1/a\xffb?q=\xc0\xaf"},
+		{"http://shop.example/r/1/a%FFb?q=%C0%AF", "", "http://shop.example/r/1/a\xffb?q=\xc0\xaf"},
+		{"http://shop.example/r/2", "/r/1/%c3%a9\xfc", "http://shop.example/r/1/é\xfc"},
+		{"http://shop.example/r/1/%c3%a9%FC", "", "http://shop.example/r/1/é\xfc"},
 	}
 	for _, tc := range tests {
 		if got, ok := chainKey(tc.base, tc.loc); !ok || got != tc.want {

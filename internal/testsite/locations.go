@@ -11,8 +11,8 @@ type LocationSpelling struct {
 	Name string
 	// Spell writes the Location that leads from dir+"/"+from to
 	// dir+"/"+to on scheme://host (host with its port when it is not the
-	// scheme's default). dir starts with "/", from and to are one segment
-	// of digits.
+	// scheme's default), perhaps followed by one more segment or a query.
+	// dir starts with "/", from and to are one segment of digits.
 	Spell func(scheme, host, dir, from, to string) string
 }
 
@@ -68,6 +68,41 @@ var LocationSpellings = []LocationSpelling{
 	{"relative .. segment", func(_, _, d, _, to string) string { return "x/../" + to }},
 	{"fragment", func(_, _, d, _, to string) string { return d + "/" + to + "#f" }},
 	{"empty query", func(_, _, d, _, to string) string { return d + "/" + to + "?" }},
+	{"raw space in the path", inPath("a b")},
+	{`raw " in the path`, inPath(`a"b`)},
+	{"raw < and > in the path", inPath("a<b>")},
+	{"raw backtick in the path", inPath("a`b")},
+	{"raw { and } in the path", inPath("a{b}")},
+	{"raw ^ in the path", inPath("a^b")},
+	{"raw vertical bar in the path", inPath("a|b")},
+	{"raw ' in the path", inPath("a'b")},
+	{"raw non-ASCII in the path", inPath("caf\u00e9")},
+	{"raw 0xFF byte in the path", inPath("a\xffb")},
+	{"overlong UTF-8 in the path", inPath("a\xc0\xafb")},
+	{"UTF-8 surrogate in the path", inPath("a\xed\xa0\x80b")},
+	{"lower-case escape beside a raw byte", inPath("%c3%a9\xfc")},
+	{"raw space in the query", inQuery("q=a b")},
+	{`raw " in the query`, inQuery(`q=a"b`)},
+	{"raw ' in the query", inQuery("q=a'b")},
+	{"raw < and > in the query", inQuery("q=a<b>")},
+	{"raw backtick in the query", inQuery("q=a`b")},
+	{"raw { and } in the query", inQuery("q=a{b}")},
+	{"raw ^ in the query", inQuery("q=a^b")},
+	{"raw vertical bar in the query", inQuery("q=a|b")},
+	{"raw non-ASCII in the query", inQuery("q=caf\u00e9")},
+	{"raw 0xFF byte in the query", inQuery("q=a\xffb")},
+	{"overlong UTF-8 in the query", inQuery("q=a\xc0\xafb")},
+	{"UTF-8 surrogate in the query", inQuery("q=a\xed\xa0\x80b")},
+}
+
+// inPath spells an absolute path with seg as one more segment.
+func inPath(seg string) func(_, _, _, _, _ string) string {
+	return func(_, _, d, _, to string) string { return d + "/" + to + "/" + seg }
+}
+
+// inQuery spells an absolute path with query q.
+func inQuery(q string) func(_, _, _, _, _ string) string {
+	return func(_, _, d, _, to string) string { return d + "/" + to + "?" + q }
 }
 
 func hexOf(c byte) string {
