@@ -374,7 +374,7 @@ func sameOrigin(u, target *url.URL) bool {
 
 // samePage reports whether u is the audited page itself (fragment aside).
 func samePage(u, target *url.URL) bool {
-	return u.Scheme == target.Scheme && u.Host == target.Host && policy.RequestPath(u) == policy.RequestPath(target)
+	return u.Scheme == target.Scheme && u.Host == target.Host && policy.RequestTarget(u) == policy.RequestTarget(target)
 }
 
 // remaining is the time left before ctx's deadline, or def without one.

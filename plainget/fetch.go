@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
 )
 
 // Defaults of Config.
@@ -210,9 +211,10 @@ func isRedirect(code int) bool {
 	return false
 }
 
-// resolveLocation turns a Location header into the next absolute URL. A
-// backslash or control byte is refused outright: browsers and Go read such
-// locations differently, so no reading of them is safe.
+// resolveLocation turns a Location header into the next absolute URL,
+// read and spelled as Chromium reads it (policy.ResolveLocation), so that
+// the hop is sent, counted and decided as the render lane's would be. A
+// backslash or control byte is refused outright.
 func resolveLocation(base *url.URL, loc string) (*url.URL, error) {
 	if loc == "" {
 		return nil, fmt.Errorf("%w: redirect without Location", ErrBadLocation)
@@ -224,11 +226,17 @@ func resolveLocation(base *url.URL, loc string) (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %q: %w", ErrBadLocation, loc, err)
 	}
-	next := base.ResolveReference(ref)
-	if next.Scheme != "http" && next.Scheme != "https" {
+	if ref.Scheme != "" && ref.Scheme != "http" && ref.Scheme != "https" {
 		return nil, fmt.Errorf("%w: %q is not http(s)", ErrBadLocation, loc)
 	}
-	next.Fragment, next.RawFragment = "", ""
+	spelled, err := policy.ResolveLocation(base.String(), loc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadLocation, err)
+	}
+	next, err := url.Parse(spelled)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", ErrBadLocation, loc, err)
+	}
 	return next, nil
 }
 

@@ -426,3 +426,44 @@ func TestFetchNeverSendsCookiesOrCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchSendsLocationAsChromium: a redirect hop is requested with the
+// bytes Chromium would send for its Location, not Go's re-encoding: raw
+// ^ and | escaped in the path, escapes kept in the case written, raw
+// non-ASCII and ' escaped in the query, dot segments removed.
+func TestFetchSendsLocationAsChromium(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"/x/../a^b|c/café?q=é'|":  "/a%5Eb%7Cc/caf%C3%A9?q=%C3%A9%27|",
+		"/%e3%83%84/ü?%7c":        "/%e3%83%84/%C3%BC?%7c",
+		"/k/x=%3D/!$&'()*+,;:@[]": "/k/x=%3D/!$&'()*+,;:@[]",
+		"rel\xffative?a=\xc0\xaf": "/dir/rel%FFative?a=%C0%AF",
+	}
+	for loc, want := range tests {
+		t.Run(want, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var got []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				got = append(got, r.RequestURI)
+				mu.Unlock()
+				if r.RequestURI == "/dir/start" {
+					w.Header()["Location"] = []string{loc}
+					w.WriteHeader(http.StatusFound)
+					return
+				}
+				fmt.Fprint(w, "<p>here</p>")
+			}))
+			defer srv.Close()
+			if _, err := fetch(t, srv, "/dir/start", nil); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != 2 || got[1] != want {
+				t.Errorf("Location %q: the site got %q, want [/dir/start %s]", loc, got, want)
+			}
+		})
+	}
+}

@@ -233,7 +233,8 @@ func ParseRobots(body []byte) *Robots {
 }
 
 // Decide says whether the product token may fetch pathQuery, the URL's path
-// and query as sent on the wire ("/a/b?c=d"); "" means "/". It is
+// and query ("/a/b?c=d"; "" means "/"), taken as Chromium sends them
+// (SpellTarget: "/café/a|b" is decided as "/caf%C3%A9/a%7Cb"). It is
 // disallowed when either reading disallows it (Decision.Reading says
 // which); /robots.txt itself is always allowed.
 //
@@ -241,32 +242,30 @@ func ParseRobots(body []byte) *Robots {
 // (callers validate it once with ValidateToken), all groups naming it are
 // merged, and the "*" groups apply when none does; the longest matching
 // pattern decides and Allow wins ties. Google's reading is taken only for
-// tokens of the RFC 9309 form, the only ones its parser can name.
+// tokens of the RFC 9309 form, the only ones its parser can name; it is
+// asked about the target and about its raw spelling (see rawSpelling).
 func (r *Robots) Decide(token, pathQuery string) Decision {
-	return r.decide(token, pathQuery, "")
+	return r.decide(token, SpellTarget(pathQuery))
 }
 
-// DecideURL is Decide for an absolute URL; only its path and query count.
-// Google's reading is asked about the path both as RequestPath writes it
-// and as the URL sends it (escapes in the case written), since its matcher
-// compares escapes byte for byte.
+// DecideURL is Decide for an absolute URL; only its request target
+// (RequestTarget) counts.
 func (r *Robots) DecideURL(token string, u *url.URL) Decision {
-	return r.decide(token, RequestPath(u), wirePath(u))
+	return r.decide(token, RequestTarget(u))
 }
 
-// decide is Decide; wire, when not "", is a second spelling of pathQuery
-// that Google's reading is asked about too.
-func (r *Robots) decide(token, pathQuery, wire string) Decision {
-	path := normalisePathQuery(pathQuery)
+// decide is Decide on a target already spelled as Chromium sends it.
+func (r *Robots) decide(token, target string) Decision {
+	path := normalisePathQuery(target)
 	if isRobotsTxtPath(path) {
 		return Decision{Allowed: true, Basis: BasisRobotsTxt}
 	}
 	d := r.decideRFC(token, path)
 	d.Reading = ReadingBoth
 	if r.google != nil && ValidateToken(token) == nil {
-		out, rule, gi := r.google.decide(token, pathQuery)
-		if !out && wire != "" && wire != pathQuery {
-			out, rule, gi = r.google.decide(token, wire)
+		out, rule, gi := r.google.decide(token, target)
+		if raw := rawSpelling(target); !out && raw != target {
+			out, rule, gi = r.google.decide(token, raw)
 		}
 		switch {
 		case out && d.Allowed:

@@ -96,21 +96,21 @@ type RobotsResult struct {
 // restrictions when not_found, and for unreachable a disallowing Decision
 // with Err (wrapping ErrRobotsUnreachable): the caller skips the audit.
 func (r RobotsResult) Decide(token, pathQuery string) (Decision, error) {
-	return r.decide(token, pathQuery, "")
+	return r.decide(token, SpellTarget(pathQuery))
 }
 
 // DecideURL is Decide for an absolute URL, as Robots.DecideURL.
 func (r RobotsResult) DecideURL(token string, u *url.URL) (Decision, error) {
-	return r.decide(token, RequestPath(u), wirePath(u))
+	return r.decide(token, RequestTarget(u))
 }
 
-func (r RobotsResult) decide(token, pathQuery, wire string) (Decision, error) {
+func (r RobotsResult) decide(token, target string) (Decision, error) {
 	switch r.Outcome {
 	case RobotsFetched:
 		if r.Robots == nil {
 			return Decision{Basis: BasisUnreachable}, fmt.Errorf("%w: fetched result without rules", ErrRobotsUnreachable)
 		}
-		return r.Robots.decide(token, pathQuery, wire), nil
+		return r.Robots.decide(token, target), nil
 	case RobotsNotFound:
 		return Decision{Allowed: true, Basis: BasisNotFound}, nil
 	}

@@ -7,10 +7,11 @@ import (
 	"testing"
 )
 
-// TestRequestPathReservedEscapes: a raw path that holds a byte needing an
-// escape (é) keeps its reserved escapes, so the decision on the URL as
-// written equals the decision on its fully encoded form.
-func TestRequestPathReservedEscapes(t *testing.T) {
+// TestRequestTargetReservedEscapes: a raw path that holds a byte needing an
+// escape (é) keeps its reserved escapes as written, in the case written, as
+// Chromium sends them, so the decision on the URL as written equals the
+// decision on its encoded form.
+func TestRequestTargetReservedEscapes(t *testing.T) {
 	t.Parallel()
 	for _, esc := range []string{"%2F", "%3B", "%2C", "%3D", "%26", "%2B", "%24", "%3A", "%40", "%3F", "%23"} {
 		t.Run(esc, func(t *testing.T) {
@@ -25,15 +26,18 @@ func TestRequestPathReservedEscapes(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := "/caf%C3%A9" + esc + "b"
-			if got := RequestPath(raw); got != want {
-				t.Errorf("RequestPath(raw) = %q, want %q", got, want)
+			if got := RequestTarget(raw); got != want {
+				t.Errorf("RequestTarget(raw) = %q, want %q", got, want)
 			}
 			if got, want := r.DecideURL("LektaBot", raw), r.DecideURL("LektaBot", encoded); got != want || want.Allowed {
 				t.Errorf("raw URL decided %+v, encoded URL %+v; want both disallowed", got, want)
 			}
 			lower, _ := url.Parse("http://x.com/café" + toLowerHex(esc) + "b")
-			if got := RequestPath(lower); got != want {
-				t.Errorf("RequestPath(lower-case escape) = %q, want %q", got, want)
+			if got, want := RequestTarget(lower), "/caf%C3%A9"+toLowerHex(esc)+"b"; got != want {
+				t.Errorf("RequestTarget(lower-case escape) = %q, want %q", got, want)
+			}
+			if d := r.DecideURL("LektaBot", lower); d.Allowed {
+				t.Errorf("lower-case escape decided %+v, want disallowed by RFC 9309's reading", d)
 			}
 		})
 	}

@@ -1,80 +1,53 @@
 package policy
 
-import (
-	"net/url"
-	"strings"
-)
+import "strings"
 
-// RequestPath is the path and query of u as robots.txt rules see them
-// ("/" when the path is empty); the fragment is dropped. The path is taken
-// as written (RawPath), so escapes of reserved characters (%2F, %3B, ...)
-// stay escapes: bytes that may not appear raw are percent-encoded one by
-// one and existing escapes are kept with upper-case hex. url.EscapedPath
-// would rebuild the path from its decoded form as soon as one byte needs
-// escaping, turning %2F into a literal '/'.
-func RequestPath(u *url.URL) string {
-	p := u.RawPath
-	if p == "" {
-		p = u.EscapedPath()
-	}
-	p = escapeRaw(p)
-	if p == "" {
-		p = "/"
-	}
-	if u.RawQuery != "" || u.ForceQuery {
-		p += "?" + escapeRaw(u.RawQuery)
-	}
-	return p
-}
+// Robots.txt decides on the request target as the lanes send it
+// (RequestTarget): the RFC 9309 reading compares it normalised
+// (normalisePathQuery), Google's reading compares its bytes as Google's
+// matcher does. One request has many spellings that Chromium sends alike:
+// "/a|b" and "/a%7Cb" are both sent as "/a%7Cb", and Google's matcher
+// given the first would match a rule "/a|b" that the second does not. So
+// Google's reading is asked about the target and about its raw spelling
+// too (rawSpelling), and the answer depends on the request alone, never on
+// how its URL was written, and is never less strict than Google's on any
+// spelling of it.
 
-// escapeRaw percent-encodes the bytes of s that may not appear raw in a
-// URI and upper-cases the hex of existing escapes; a '%' that starts no
-// escape becomes "%25". It returns s itself when nothing changes.
-func escapeRaw(s string) string {
-	i := 0
-	for i < len(s) && !rawNeedsEscape(s, i) {
-		i++
-	}
-	if i == len(s) {
-		return s
+// rawSpelling is target with the escapes of every ASCII byte Chromium
+// escapes itself decoded (in the path the controls, space, DEL and
+// "<>`{}^|, in the query the controls, space, DEL and "'<>): the spelling
+// of the same request with those bytes written raw. Escapes of other bytes
+// stay as they are.
+func rawSpelling(target string) string {
+	if !strings.Contains(target, "%") {
+		return target
 	}
 	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			writePct(&b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-		case c == '%' || mustEscape(c):
-			writePct(&b, c)
-		default:
-			b.WriteByte(c)
+	b.Grow(len(target))
+	inQuery := false
+	for i := 0; i < len(target); i++ {
+		c := target[i]
+		if c == '?' {
+			inQuery = true
 		}
+		if v, ok := hexByte(target, i); ok && escapedByChromium(v, inQuery) {
+			b.WriteByte(v)
+			i += 2
+			continue
+		}
+		b.WriteByte(c)
 	}
 	return b.String()
 }
 
-// rawNeedsEscape reports whether escapeRaw would rewrite s at i.
-func rawNeedsEscape(s string, i int) bool {
-	c := s[i]
-	if c != '%' {
-		return mustEscape(c)
+// escapedByChromium reports whether Chromium escapes the ASCII byte c in a
+// path (or a query, when query is set).
+func escapedByChromium(c byte, query bool) bool {
+	if c <= 0x20 || c == 0x7f {
+		return true
 	}
-	return i+2 >= len(s) || !isUpperHex(s[i+1]) || !isUpperHex(s[i+2])
-}
-
-// wirePath is the path and query of u as a request for it sends them:
-// the path as written when it is a valid escaping (escapes keep the case
-// they were written in), "/" when empty.
-func wirePath(u *url.URL) string {
-	p := u.EscapedPath()
-	if p == "" {
-		p = "/"
+	if query {
+		return strings.IndexByte(`"'<>`, c) >= 0
 	}
-	if u.RawQuery != "" || u.ForceQuery {
-		p += "?" + u.RawQuery
-	}
-	return p
+	return strings.IndexByte("\"<>`{}^|", c) >= 0
 }

@@ -232,11 +232,18 @@ func TestRobotsReference(t *testing.T) {
 			if got := googleModelAllowed([]byte(tc.body), tc.agent, tc.url); got != tc.google {
 				t.Errorf("model of Google's matcher: allowed = %v, robots_test.cc expects %v", got, tc.google)
 			}
+			// Google's matcher expects a %-encoded URL (robots.h); Lekta
+			// decides on the request as Chromium sends it, so it is held to
+			// Google's answer on that spelling: a raw "ツ" is sent escaped.
 			path := gmPathParamsQuery(tc.url)
-			want := tc.google && tc.rfc
+			google := tc.google
+			if sent := SpellTarget(path); sent != path {
+				google = googleModelAllowed([]byte(tc.body), tc.agent, "http://e.example"+sent)
+			}
+			want := google && tc.rfc
 			if d := ParseRobots([]byte(tc.body)).Decide(tc.agent, path); d.Allowed != want {
-				t.Errorf("Decide(%q, %.60q) = %+v, want allowed = %v (Google %v, RFC 9309 %v)",
-					tc.agent, path, d, want, tc.google, tc.rfc)
+				t.Errorf("Decide(%q, %.60q) = %+v, want allowed = %v (Google %v on the request as sent, RFC 9309 %v)",
+					tc.agent, path, d, want, google, tc.rfc)
 			}
 		})
 	}

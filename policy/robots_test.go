@@ -235,8 +235,8 @@ func TestRobotsDecideURL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := RequestPath(u); got != tc.path {
-			t.Errorf("RequestPath(%s) = %q, want %q", tc.url, got, tc.path)
+		if got := RequestTarget(u); got != tc.path {
+			t.Errorf("RequestTarget(%s) = %q, want %q", tc.url, got, tc.path)
 		}
 		if got := r.DecideURL("LektaBot", u).Allowed; got != tc.allowed {
 			t.Errorf("DecideURL(%s).Allowed = %v, want %v", tc.url, got, tc.allowed)

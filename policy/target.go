@@ -17,8 +17,9 @@ import (
 // browsers do (IDN to punycode, full-width forms folded, IPv4 in any
 // WHATWG spelling written as dotted decimal, IPv6 in canonical form), one
 // trailing dot of the host dropped, the default port dropped, the fragment
-// dropped, an empty path made "/", path and query otherwise kept as written
-// (the query byte for byte).
+// dropped, path and query spelled as Chromium sends them (SpellTarget: an
+// empty path made "/", dot segments removed, the bytes Chromium escapes
+// escaped, the escapes written kept as written).
 //
 // Each error wraps exactly one class. ErrInvalidURL, the input is not a
 // usable http(s) URL: empty, more than MaxURLBytes, a byte <= 0x20, 0x7F or
@@ -59,17 +60,12 @@ func (g *Guard) ParseTarget(raw string) (*url.URL, error) {
 	if rest == "" || rest[0] == '?' {
 		rest = "/" + rest
 	}
-	// Escape the path's raw non-ASCII bytes, keeping the escapes the
-	// submitter wrote, so that the path goes on the wire as robots.txt is
-	// decided on it (RequestPath): "/café%2Fb" stays one path segment,
+	// Spell path and query as Chromium sends them, keeping the escapes the
+	// submitter wrote, so that both lanes send the same bytes and robots.txt
+	// is decided on them (SpellTarget): "/café%2Fb" stays one path segment,
 	// "/caf%C3%A9%2Fb", instead of becoming "/caf%C3%A9/b", another
-	// resource. The query is kept byte for byte.
-	path, query, hasQuery := strings.Cut(rest, "?")
-	rest = escapeNonASCII(path)
-	if hasQuery {
-		rest += "?" + query
-	}
-	norm := scheme + "://" + hostport + rest
+	// resource.
+	norm := scheme + "://" + hostport + SpellTarget(rest)
 	u, err := url.Parse(norm)
 	if err != nil {
 		if ue := (*url.Error)(nil); errors.As(err, &ue) {
@@ -81,22 +77,6 @@ func (g *Guard) ParseTarget(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: the URL is %d bytes once normalised, more than %d", ErrInvalidURL, n, MaxURLBytes)
 	}
 	return u, nil
-}
-
-// escapeNonASCII percent-encodes the bytes of s above 0x7F.
-func escapeNonASCII(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // CheckURL validates an absolute URL met later (a redirect hop, a

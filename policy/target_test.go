@@ -253,10 +253,12 @@ func TestParseTargetNormalises(t *testing.T) {
 		{"fragment dropped", "https://example.com/a?b=1#section-2", "https://example.com/a?b=1"},
 		{"empty fragment dropped", "https://example.com/#", "https://example.com/"},
 		{"query byte for byte", "https://example.com/s?b=2&a=1&a=%2f+x&&c=%7E;d", "https://example.com/s?b=2&a=1&a=%2f+x&&c=%7E;d"},
-		{"query raw UTF-8 kept", "https://example.com/s?q=café", "https://example.com/s?q=café"},
+		{"query raw UTF-8 escaped as Chromium sends it", "https://example.com/s?q=café", "https://example.com/s?q=caf%C3%A9"},
 		{"empty query kept", "https://example.com/s?", "https://example.com/s?"},
 		{"path escapes kept", "https://example.com/%7Euser/a%2Fb", "https://example.com/%7Euser/a%2Fb"},
-		{"dot segments kept", "https://example.com/a/../b/./c", "https://example.com/a/../b/./c"},
+		{"dot segments removed as Chromium does", "https://example.com/a/../b/./c", "https://example.com/b/c"},
+		{"raw ^ | { escaped in the path as Chromium does, kept in the query", "https://example.com/a^b|{?q=a^b|{", "https://example.com/a%5Eb%7C%7B?q=a^b|{"},
+		{"lower-case escape kept beside a raw byte", "https://example.com/%e3%83%84/ü", "https://example.com/%e3%83%84/%C3%BC"},
 		{"double slash path kept", "https://example.com//cdn.example/x", "https://example.com//cdn.example/x"},
 		{"IDN to punycode", "https://Bücher.example/ä", "https://xn--bcher-kva.example/%C3%A4"},
 		{"IDN non-transitional", "https://faß.de/", "https://xn--fa-hia.de/"},
@@ -445,7 +447,7 @@ func TestParseTargetKeepsEscapes(t *testing.T) {
 		if got := u.RequestURI(); got != want {
 			t.Errorf("ParseTarget(%q).RequestURI() = %q, want %q", in, got, want)
 		}
-		if got := RequestPath(u); got != u.RequestURI() {
+		if got := RequestTarget(u); got != u.RequestURI() {
 			t.Errorf("%q: robots.txt decides on %q but the request goes to %q", in, got, u.RequestURI())
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/policy"
 )
 
 // redirectBook follows redirect chains through the proxy: each 3xx
@@ -14,7 +15,7 @@ import (
 // cut after MaxRedirects hops. Chromium itself would follow 20.
 //
 // A Location and the request it causes meet under chainKey: the Location
-// read as Chromium reads it (ResolveLocation), the request's URL as
+// read as Chromium reads it (policy.ResolveLocation), the request's URL as
 // Chromium sent it, both normalised once more the same way.
 type redirectBook struct {
 	mu    sync.Mutex
@@ -59,22 +60,11 @@ func (b *redirectBook) note(base, loc string, depth int) {
 // still meets its request. Two URLs that differ only in how they are
 // escaped share a key: a chain is then counted as deeper, never shallower.
 func chainKey(base, loc string) (string, bool) {
-	u, err := parseWebURL(base, nil)
+	u, err := policy.ResolveLocation(base, loc)
 	if err != nil {
 		return "", false
 	}
-	if loc != "" {
-		if u, err = parseWebURL(loc, &u); err != nil {
-			return "", false
-		}
-	}
-	return unescapeAll(u.String()), true
-}
-
-// escapeQuery percent-encodes the bytes of a query that Chromium encodes
-// before sending it.
-func escapeQuery(q string) string {
-	return escapeBytes(q, func(c byte) bool { return c == '"' || c == '<' || c == '>' || c == '\'' })
+	return policy.UnescapeAll(u), true
 }
 
 // admit counts one request and reports whether it fits the budget.

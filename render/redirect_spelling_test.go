@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/internal/testsite"
+	"lekta.dev/lekta/policy"
 )
 
 // The tests of this file redirect every kind of subresource through chains
@@ -201,7 +202,7 @@ func TestResolveLocationAgreesWithChromium(t *testing.T) {
 				}
 				from := scheme + "://" + host + spelledChain(tags[i], 1)
 				loc := sp.Spell(scheme, host, "/rc/"+tags[i], "1", "0")
-				got, err := ResolveLocation(from, loc)
+				got, err := policy.ResolveLocation(from, loc)
 				switch {
 				case len(arrived) != 1:
 					t.Errorf("%s (%q): Chromium requested %q after the redirect, want one request", sp.Name, loc, arrived)

@@ -21,8 +21,11 @@ const robotsUsage = `usage: lekta robots check FILE AGENT URL
 check  says whether AGENT, a product token such as LektaBot, may fetch URL
        (an absolute http(s) URL, or a path such as /shop?page=2; a #fragment
        is ignored) under the robots.txt in FILE, and which group and rule
-       decided. Tokens beyond RFC 9309 (archive.org_bot) are accepted with a
-       warning.
+       decided. URL is taken as typed and decided as Chromium and LektaBot
+       send it: escapes kept as written, raw bytes Chromium escapes escaped
+       (/café/a|b is sent as /caf%C3%A9/a%7Cb), dot segments removed; the
+       path printed is that request. Tokens beyond RFC 9309
+       (archive.org_bot) are accepted with a warning.
        Exit status: 0 allowed, 1 disallowed, 2 bad input.
 lint   lists the issues of FILE per line as "LINE: SEVERITY: MESSAGE".
        Exit status: 0 without errors (warnings and info allowed), 1 with
@@ -84,7 +87,7 @@ func robotsCheck(file, agent, target string, stdin io.Reader, stdout, stderr io.
 	if !d.Allowed {
 		verdict = "disallowed"
 	}
-	fmt.Fprintf(stdout, "%s: %s %s\n", verdict, agent, policy.RequestPath(u))
+	fmt.Fprintf(stdout, "%s: %s %s\n", verdict, agent, policy.RequestTarget(u))
 	fmt.Fprintf(stdout, "group: %s\n", describeGroup(d, agent))
 	fmt.Fprintf(stdout, "rule:  %s\n", describeRule(d))
 	switch d.Reading {

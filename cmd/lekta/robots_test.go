@@ -119,6 +119,42 @@ func TestRobotsCheckGoogleInputs(t *testing.T) {
 	}
 }
 
+// TestRobotsCheckAsSent: the URL is decided as it is sent, however it was
+// typed, and the path printed is the one sent.
+func TestRobotsCheckAsSent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, robots, url string
+		code              int
+		first             string
+	}{
+		{"raw non-ASCII beside an escape", "User-agent: *\nDisallow: /café/x=y\n", "http://example.com/café/x%3Dy", exitOK,
+			"allowed: LektaBot /caf%C3%A9/x%3Dy"},
+		{"the same request escaped", "User-agent: *\nDisallow: /café/x=y\n", "http://example.com/caf%C3%A9/x%3Dy", exitOK,
+			"allowed: LektaBot /caf%C3%A9/x%3Dy"},
+		{"raw | in a rule only Google reads", "User-agent: *\nDisalow: /a|b\n", "/a|b", exitFailure,
+			"disallowed: LektaBot /a%7Cb"},
+		{"the same request escaped, same answer", "User-agent: *\nDisalow: /a|b\n", "/a%7Cb", exitFailure,
+			"disallowed: LektaBot /a%7Cb"},
+		{"lower-case escape kept as sent", "User-agent: *\nDisallow: /\nAllow: /%E3%83%84/\n", "/%e3%83%84/ü", exitFailure,
+			"disallowed: LektaBot /%e3%83%84/%C3%BC"},
+		{"upper-case escape", "User-agent: *\nDisallow: /\nAllow: /%E3%83%84/\n", "/%E3%83%84/ü", exitOK,
+			"allowed: LektaBot /%E3%83%84/%C3%BC"},
+		{"dot segments removed", "User-agent: *\nDisallow: /private\n", "/public/../private/x", exitFailure,
+			"disallowed: LektaBot /private/x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := robotsRun(t, "", "check", writeRobots(t, tc.robots), "LektaBot", tc.url)
+			first, _, _ := strings.Cut(stdout, "\n")
+			if code != tc.code || first != tc.first {
+				t.Errorf("exit %d, first line %q, want exit %d, %q\nstdout: %s\nstderr: %s", code, first, tc.code, tc.first, stdout, stderr)
+			}
+		})
+	}
+}
+
 func TestRobotsCheckBadInput(t *testing.T) {
 	t.Parallel()
 	file := writeRobots(t, shopRobots)

@@ -1,22 +1,21 @@
-package render
+package policy
 
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
-
-	"lekta.dev/lekta/policy"
 )
 
-// The proxy counts the redirects of every request chain by matching each
-// Location it forwards with the request it causes. Chromium does not
-// request a Location as written: it reads it with the WHATWG URL parser
-// (tabs and newlines dropped, backslashes read as slashes, "%2e%2e" read as
-// "..", the host canonicalised, ...) and requests the result. So the proxy
-// must read it the same way, or every hop of a chain would look like a new
-// request. ResolveLocation is that reading, limited to what a redirect of
-// an http(s) request can be.
+// One spelling of every URL: Chromium does not request a URL as written.
+// It reads it with the WHATWG URL parser (tabs and newlines dropped,
+// backslashes read as slashes, "%2e%2e" read as "..", the host
+// canonicalised, some bytes escaped, ...) and requests the result. Both
+// lanes send that spelling (the plain lane's Go client is handed it), and
+// robots.txt, redirect chains and the audited page are matched on it.
+// ResolveLocation is that reading, limited to what a redirect of an
+// http(s) request can be; SpellURL and RequestTarget apply it to a URL.
 
 // errNotFollowed is ResolveLocation's error for a Location that Chromium
 // would not request as http(s).
@@ -32,10 +31,12 @@ type webURL struct {
 
 // String serialises u as Chromium does.
 func (u webURL) String() string {
+	return u.scheme + "://" + u.host + u.target()
+}
+
+// target is u's path and query as Chromium sends them in a request line.
+func (u webURL) target() string {
 	var b strings.Builder
-	b.WriteString(u.scheme)
-	b.WriteString("://")
-	b.WriteString(u.host)
 	if len(u.path) == 0 {
 		b.WriteByte('/')
 	}
@@ -48,6 +49,48 @@ func (u webURL) String() string {
 		b.WriteString(*u.query)
 	}
 	return b.String()
+}
+
+// RequestTarget is the path and query of u as Chromium spells them in the
+// request line: the path as written (RawPath when Go kept it, so escapes
+// keep their case and %2F stays an escape) with dot segments removed and
+// the bytes Chromium escapes escaped, the query likewise; no fragment.
+// Both lanes send this spelling (see SpellURL), and robots.txt decides on
+// it, so one request gets one answer however its URL was written.
+func RequestTarget(u *url.URL) string {
+	if u.Opaque != "" {
+		return u.RequestURI()
+	}
+	p := u.RawPath
+	if p == "" {
+		p = u.EscapedPath()
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		p += "?" + u.RawQuery
+	}
+	return SpellTarget(p)
+}
+
+// SpellTarget is RequestTarget for a path and query written as text
+// ("/a/b?c"; "" and a path without its leading slash are read as if it
+// had one).
+func SpellTarget(pathQuery string) string {
+	w := parsePath(webURL{}, strings.TrimPrefix(dropTabsAndNewlines(pathQuery), "/"))
+	return w.target()
+}
+
+// SpellURL rewrites u's path and query to RequestTarget(u), so that Go's
+// client sends exactly what Chromium would for the same URL. The fragment
+// is dropped.
+func SpellURL(u *url.URL) error {
+	t := RequestTarget(u)
+	v, err := url.Parse("http://x" + t)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	u.Path, u.RawPath, u.RawQuery, u.ForceQuery = v.Path, v.RawPath, v.RawQuery, v.ForceQuery
+	u.Fragment, u.RawFragment = "", ""
+	return nil
 }
 
 // ResolveLocation returns the URL Chromium requests when a response to
@@ -70,7 +113,7 @@ func ResolveLocation(base, loc string) (string, error) {
 func parseWebURL(input string, base *webURL) (webURL, error) {
 	input = strings.TrimFunc(input, func(r rune) bool { return r <= 0x20 })
 	input = dropTabsAndNewlines(input)
-	if scheme, rest, ok := cutScheme(input); ok {
+	if scheme, rest, ok := cutWebScheme(input); ok {
 		if scheme != "http" && scheme != "https" {
 			return webURL{}, errNotFollowed
 		}
@@ -120,8 +163,8 @@ func dropTabsAndNewlines(s string) string {
 	return string(b)
 }
 
-// cutScheme splits "scheme:rest", the scheme lower-cased.
-func cutScheme(s string) (scheme, rest string, ok bool) {
+// cutWebScheme splits "scheme:rest", the scheme lower-cased.
+func cutWebScheme(s string) (scheme, rest string, ok bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -182,19 +225,19 @@ func parseAuthority(scheme, s string) (webURL, error) {
 
 // canonicalURLHost percent-decodes a host and canonicalises it.
 func canonicalURLHost(raw string) (string, error) {
-	decoded := unescapeAll(raw)
+	decoded := UnescapeAll(raw)
 	if decoded == "" {
 		return "", fmt.Errorf("empty host: %w", errNotFollowed)
 	}
-	host, err := policy.CanonicalHost(decoded)
+	host, err := CanonicalHost(decoded)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", errNotFollowed, err)
 	}
 	return host, nil
 }
 
-// unescapeAll decodes every %XX of s and leaves a lone % as it is.
-func unescapeAll(s string) string {
+// UnescapeAll decodes every %XX of s and leaves a lone % as it is.
+func UnescapeAll(s string) string {
 	if !strings.Contains(s, "%") {
 		return s
 	}
@@ -300,22 +343,14 @@ func withQuery(u webURL, q string) webURL {
 
 // hexByte decodes the %XX at s[i], if there is one.
 func hexByte(s string, i int) (byte, bool) {
-	if i+2 >= len(s) || s[i] != '%' {
+	if i+2 >= len(s) || s[i] != '%' || !isHex(s[i+1]) || !isHex(s[i+2]) {
 		return 0, false
 	}
-	hi, ok1 := unhex(s[i+1])
-	lo, ok2 := unhex(s[i+2])
-	return hi<<4 | lo, ok1 && ok2
+	return unhex(s[i+1])<<4 | unhex(s[i+2]), true
 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
+// escapeQuery percent-encodes the bytes of a query that Chromium encodes
+// before sending it.
+func escapeQuery(q string) string {
+	return escapeBytes(q, func(c byte) bool { return c == '"' || c == '<' || c == '>' || c == '\'' })
 }
