@@ -94,18 +94,15 @@ func (g *Guard) lookup(ctx context.Context, family, hostStr string, port uint16)
 	return out, nil
 }
 
-// admit applies the all-or-nothing rule to a name's candidates.
+// admit applies the all-or-nothing rule to a name's candidates: one
+// refused address refuses the whole name, even beside an address the
+// operator allowed (--allow-addr names an address, not every name that
+// resolves to it among others).
 func (g *Guard) admit(addr string, cands []netip.AddrPort) ([]netip.AddrPort, error) {
-	var allowed []netip.AddrPort
 	for _, c := range cands {
 		if g.addrAllowed(c) {
-			allowed = append(allowed, c)
+			continue
 		}
-	}
-	if len(allowed) > 0 {
-		return allowed, nil
-	}
-	for _, c := range cands {
 		if err := g.CheckAddrPort(c); err != nil {
 			if c.String() == addr {
 				return nil, err

@@ -330,18 +330,25 @@ func TestAllowAddrsAndResolveRules(t *testing.T) {
 		}
 	})
 	t.Run("allowed pair among refused answers", func(t *testing.T) {
-		// localhost resolving to ::1 and 127.0.0.1: only the allowed pair is dialled.
+		// A name resolving to ::1 and 127.0.0.1 with only 127.0.0.1:port
+		// allowed: one refused address refuses the whole name, and nothing
+		// is dialled.
 		g3 := mustGuard(t, GuardConfig{AllowAddrs: []netip.AddrPort{siteAddr}, Resolver: staticDNS("::1", "127.0.0.1")})
 		target := "http://" + net.JoinHostPort("dev.example", strconv.Itoa(int(siteAddr.Port()))) + "/"
-		if got := mustGet(t, &http.Client{Transport: g3.Transport()}, target); got != "site" {
-			t.Fatalf("body %q, want %q", got, "site")
+		resp, err := (&http.Client{Transport: g3.Transport()}).Get(target)
+		if err == nil {
+			resp.Body.Close()
+			t.Fatalf("GET %s: %s, want the name refused (::1 is not allowed)", target, resp.Status)
+		}
+		if !errors.Is(err, ErrBlockedAddress) {
+			t.Fatalf("GET %s: %v, want ErrBlockedAddress", target, err)
 		}
 	})
 	if n := other.Count(); n != 0 {
 		t.Fatalf("the other port accepted %d connections, want 0", n)
 	}
-	if n := site.hits.Load(); n != 3 {
-		t.Errorf("site served %d requests, want 3", n)
+	if n := site.hits.Load(); n != 2 {
+		t.Errorf("site served %d requests, want 2", n)
 	}
 	mustReach(t, otherAddr.String())
 	if n := other.Count(); n != 1 {
