@@ -28,8 +28,9 @@
 // files, main-frame navigations and redirect hops that Options.CheckURL
 // refuses or that pass the caps (MaxNavigations after the first,
 // MaxRedirects hops), and frame documents past MaxFrameLoads. Dialogs
-// are dismissed, popups stay blocked (and are closed should one appear),
-// downloads are denied and service workers bypassed for the page.
+// are dismissed, no popup is ever created (--block-new-web-contents;
+// closed should one appear in another browser), downloads are denied and
+// service workers bypassed for the page.
 //
 // A render ends when the page has no more work to do (settle.go): page
 // time runs virtually, standing still while requests are in flight and

@@ -63,6 +63,8 @@ func (a *audit) onEvent(ev any) {
 		a.enqueue(e)
 	case *page.EventJavascriptDialogOpening:
 		a.enqueue(e)
+	case *page.EventWindowOpen:
+		a.enqueue(e)
 	case *target.EventTargetCreated:
 		ti := e.TargetInfo
 		if ti.Type == "page" && ti.BrowserContextID == a.t.contextID && ti.TargetID != a.t.target.TargetID {

@@ -65,6 +65,11 @@ func extraFlags(proxyAddr, spki string, root bool) []flag {
 	return []flag{
 		// chromedp turns popup blocking off; window.open floods must stay blocked.
 		{"disable-popup-blocking", false},
+		// No new window, tab or popup is ever created, however the page
+		// asks (window.open, a target="_blank" link or form, a gesture):
+		// none of them loads anything. The headless shell honours it;
+		// another browser's popups are closed when their target appears.
+		{"block-new-web-contents", true},
 		// Chromium refuses to start as root with its sandbox; a production
 		// deployment runs it as its own user and keeps the sandbox (SECURITY.md).
 		{"no-sandbox", root},

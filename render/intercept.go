@@ -25,8 +25,14 @@ func (a *audit) handle(ctx context.Context, item any) {
 		if _, err := cdp.Call(ctx, a.t.target, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false}); err != nil {
 			a.b.log.Debug("dismiss dialog", "err", err)
 		}
+	case *page.EventWindowOpen:
+		// Every way of opening a window (window.open, a link or form with
+		// a target, with or without a gesture) ends here; the browser
+		// creates none (--block-new-web-contents), so nothing loads.
+		a.rec.block("", e.URL, ReasonPopup, "")
 	case *target.EventTargetCreated:
-		a.rec.block("", e.TargetInfo.URL, ReasonPopup, "")
+		// A browser without --block-new-web-contents: the window was
+		// counted when it was asked for; close it.
 		if _, err := cdp.Call(ctx, a.t.browser, target.CloseTarget, target.CloseTargetParams{TargetID: e.TargetInfo.TargetID}); err != nil {
 			a.b.log.Debug("close popup", "err", err)
 		}

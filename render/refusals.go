@@ -90,7 +90,8 @@ if (navigator.permissions) {
 }
 // Popups: as Chrome's popup blocker does, window.open without a user
 // gesture opens nothing (the headless shell has no blocker of its own);
-// a popup that opens anyway is closed when its target appears.
+// the browser creates no window at all (--block-new-web-contents), and one
+// that opens anyway in another browser is closed when its target appears.
 const openWindow = W.open;
 W.open = function open(...args) {
   if (!(navigator.userActivation && navigator.userActivation.isActive)) return null;

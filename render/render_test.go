@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
 	"lekta.dev/lekta/compare"
@@ -280,6 +281,44 @@ func TestRenderPopups(t *testing.T) {
 	}
 	if got := paths(s.hitsFor(host)); !slices.Equal(got, []string{"/p/popups.html"}) {
 		t.Errorf("site got %v", got)
+	}
+}
+
+// TestRenderPopupsOpenNothing: anchors and forms with a target other
+// than the page itself, clicked or submitted by script, and window.open
+// with a user gesture, open no window that loads anything: the site logs
+// no request of the popup page, and the render still ends.
+func TestRenderPopupsOpenNothing(t *testing.T) {
+	t.Parallel()
+	b, s := mustBrowser(t)
+	host := hostFor(t)
+	gesture := func(ctx context.Context, tb *tab) {
+		cdp.Call(ctx, tb.target, runtime.Evaluate, runtime.EvaluateParams{
+			Expression:  "window.open('/p/popup-target.html?way=gesture')",
+			UserGesture: new(true),
+		})
+		// Give a popup time to load, had it been created.
+		time.Sleep(500 * time.Millisecond)
+	}
+	snap, err := renderPage(t, b, Request{URL: "http://" + host + "/p/popups-anchor.html", afterSettle: gesture}, 20*time.Second)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	if !bytes.Contains(snap.Body, []byte("clicked")) {
+		t.Errorf("the page's script did not run to its end: %s", snap.Body)
+	}
+	var popups []string
+	for _, h := range s.hitsFor(host) {
+		if strings.Contains(h.Path, "popup-target") {
+			popups = append(popups, h.URI)
+		}
+	}
+	if len(popups) > 0 {
+		t.Errorf("the site got %d popup requests, want 0: %q", len(popups), popups)
+	}
+	// 10 clicks, a form, a created anchor and the gesture: each counted.
+	if n := snap.Render.Blocked[ReasonPopup]; n != 13 {
+		t.Errorf("blocked popups = %d, want 13 (%v)", n, snap.Render.Blocked)
 	}
 }
 
