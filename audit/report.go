@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/internal/escape"
 	"lekta.dev/lekta/policy"
 )
 
@@ -273,9 +274,12 @@ func (r *Report) fillEmpty() {
 	}
 }
 
-// Encode returns the report as indented JSON.
+// Encode returns the report as indented JSON, every control and bidi
+// character in its strings written as a \u escape (escape.JSON): what the
+// store keeps and what `lekta audit --json` prints. Decode reads it back
+// to the same values.
 func (r *Report) Encode() ([]byte, error) {
-	return json.MarshalIndent(r, "", "  ")
+	return escape.JSON(r, "  ")
 }
 
 // Decode reads a report encoded by Encode.

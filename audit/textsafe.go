@@ -1,10 +1,11 @@
 package audit
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"lekta.dev/lekta/internal/escape"
 )
 
 // Page data reaches the text report (titles, headings, console messages,
@@ -16,48 +17,10 @@ import (
 
 // cleanText returns s with every C0 and C1 control, DEL and bidirectional
 // formatting character written as a visible escape (\x1b, \n, \u202e),
-// invalid UTF-8 as U+FFFD, and printable Unicode kept.
+// invalid UTF-8 as U+FFFD, and printable Unicode kept: escape.Text, whose
+// rules the report pages and the JSON outputs share.
 func cleanText(s string) string {
-	if !needsCleaning(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			b.WriteRune(utf8.RuneError)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case bidiControl(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func needsCleaning(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
-			return !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool {
-				return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || bidiControl(r)
-			}) >= 0
-		}
-	}
-	return false
-}
-
-// bidiControl reports the invisible characters that change the order in
-// which a terminal shows the text around them.
-func bidiControl(r rune) bool {
-	return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+	return escape.Text(s)
 }
 
 // safeWriter escapes every control character but the newline on its way to

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"lekta.dev/lekta/internal/escape"
 )
 
 // terminalAttack retitles the terminal, turns its background red, rings
@@ -46,7 +48,7 @@ setTimeout(() => { throw new Error("X` + js + `"); }, 0);</script></body></html>
 		t.Fatalf("the text report is not valid UTF-8")
 	}
 	for i, c := range text {
-		if (c < 0x20 && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0) || bidiControl(c) {
+		if c != '\n' && escape.Control(c) {
 			t.Fatalf("the text report prints %U raw at byte %d: %q", c, i, text[max(0, i-40):min(len(text), i+40)])
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"lekta.dev/lekta/internal/escape"
 	"lekta.dev/lekta/records"
 )
 
@@ -53,8 +53,8 @@ func (WebhookArgs) InsertOpts() river.InsertOpts {
 }
 
 func (s *Scheduler) queueWebhook(ctx context.Context, site records.Site, e records.Entry, ch Changes) error {
-	body, err := json.Marshal(Event{Schema: EventSchema, Type: "regression", Site: site.ID, URL: site.URL,
-		ReportID: e.ReportID, ReportURL: s.cfg.ReportURL(e.ReportID), Changes: ch, At: e.RanAt.UTC()})
+	body, err := escape.JSON(Event{Schema: EventSchema, Type: "regression", Site: site.ID, URL: site.URL,
+		ReportID: e.ReportID, ReportURL: s.cfg.ReportURL(e.ReportID), Changes: ch, At: e.RanAt.UTC()}, "")
 	if err != nil {
 		return err
 	}

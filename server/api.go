@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/escape"
 	"lekta.dev/lekta/policy"
 )
 
@@ -56,9 +56,10 @@ type errorDetail struct {
 	RetryAfterS int64  `json:"retry_after_s,omitempty"`
 }
 
-// writeJSON writes v with status.
+// writeJSON writes v with status, every control and bidi character in
+// its strings escaped (escape.JSON).
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := escape.JSON(v, "")
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":{"code":"internal","message":"encoding failed"}}`)
 	}
@@ -76,7 +77,7 @@ func writeError(w http.ResponseWriter, err error) {
 
 // writeReport writes a finished report: 200, noindex, never cached by proxies.
 func writeReport(w http.ResponseWriter, r *audit.Report) {
-	b, err := json.Marshal(r)
+	b, err := escape.JSON(r, "")
 	if err != nil {
 		writeError(w, err)
 		return

@@ -11,6 +11,7 @@ import (
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/internal/escape"
 	"lekta.dev/lekta/policy"
 )
 
@@ -66,6 +67,10 @@ func (p *pages) render(w http.ResponseWriter, _ *http.Request, status int, name 
 	p.renderPage(w, status, name, layout{Title: pageTitle(name), Data: data})
 }
 
+// renderPage executes a page on the layout l, as render does. Every page
+// passes escape.Page on its way out, so a control or bidi character that
+// came from a page or a submitter shows as a visible escape (\x1b,
+// \u202e) wherever a template put it, and no view has to remember it.
 func (p *pages) renderPage(w http.ResponseWriter, status int, name string, l layout) {
 	var buf bytes.Buffer
 	if err := p.t[name].ExecuteTemplate(&buf, "layout", l); err != nil {
@@ -74,7 +79,7 @@ func (p *pages) renderPage(w http.ResponseWriter, status int, name string, l lay
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(escape.Page(buf.Bytes()))
 }
 
 func pageTitle(name string) string {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/compare"
+	"lekta.dev/lekta/internal/escape"
 	"lekta.dev/lekta/records"
 	"lekta.dev/lekta/verify"
 )
@@ -76,7 +76,7 @@ func runRecords(ctx context.Context, args []string, getenv func(string) string, 
 		if rs == nil {
 			rs = []records.Request{}
 		}
-		b, err := json.MarshalIndent(rs, "", "  ")
+		b, err := escape.JSON(rs, "  ")
 		if err != nil {
 			return exitWith(exitNotRun, err)
 		}
