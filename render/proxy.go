@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -120,11 +121,43 @@ func newProxy(cfg proxyConfig) (*proxy, error) {
 		blocked:  make(map[string]int),
 		refusals: make(map[string]error),
 	}
-	tlsConfig := &tls.Config{RootCAs: cfg.roots, MinVersion: tls.VersionTLS12}
-	p.transport = &http.Transport{
+	p.transport = upstreamTransport(p.dialUpstream, cfg.roots)
+	errorLog := slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug)
+	p.forward = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      p.transport,
+		ModifyResponse: p.inspectResponse,
+		ErrorHandler:   p.forwardError,
+		ErrorLog:       errorLog,
+	}
+	p.srv = &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: proxyHeaderTimeout,
+		IdleTimeout:       proxyIdleTimeout,
+		MaxHeaderBytes:    proxyMaxHeaderBytes,
+		ErrorLog:          errorLog,
+	}
+	p.tunnelLn = newTunnelListener(ln.Addr())
+	p.inner = p.tunnelServer(errorLog)
+	p.wg.Add(2)
+	go func() {
+		defer p.wg.Done()
+		p.srv.Serve(peerListener{Listener: ln, check: cfg.peer, log: cfg.log, gone: &p.peersGone})
+	}()
+	go func() {
+		defer p.wg.Done()
+		p.inner.Serve(p.tunnelLn)
+	}()
+	return p, nil
+}
+
+// upstreamTransport is the proxy's client to the sites: every connection
+// dialled by dial (the guard), none through an environment proxy.
+func upstreamTransport(dial func(context.Context, string, string) (net.Conn, error), roots *x509.CertPool) *http.Transport {
+	return &http.Transport{
 		Proxy:                  nil, // environment proxies must not bypass the guard
-		DialContext:            p.dialUpstream,
-		TLSClientConfig:        tlsConfig,
+		DialContext:            dial,
+		TLSClientConfig:        &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout:    proxyDialTimeout,
 		ForceAttemptHTTP2:      true,
 		DisableCompression:     true, // pass the body through as the site sent it
@@ -135,27 +168,17 @@ func newProxy(cfg proxyConfig) (*proxy, error) {
 		// As many connections to one host as a browser would open.
 		MaxConnsPerHost: 6,
 	}
-	p.forward = &httputil.ReverseProxy{
-		Rewrite:        p.rewrite,
-		Transport:      p.transport,
-		ModifyResponse: p.inspectResponse,
-		ErrorHandler:   p.forwardError,
-		ErrorLog:       slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug),
-	}
-	p.srv = &http.Server{
-		Handler:           p,
-		ReadHeaderTimeout: proxyHeaderTimeout,
-		IdleTimeout:       proxyIdleTimeout,
-		MaxHeaderBytes:    proxyMaxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug),
-	}
-	p.tunnelLn = newTunnelListener(ln.Addr())
-	p.inner = &http.Server{
+}
+
+// tunnelServer serves the requests inside CONNECT tunnels, each knowing
+// the target its tunnel was opened for.
+func (p *proxy) tunnelServer(errorLog *log.Logger) *http.Server {
+	return &http.Server{
 		Handler:           http.HandlerFunc(p.serveTunneled),
 		ReadHeaderTimeout: proxyHeaderTimeout,
 		IdleTimeout:       proxyIdleTimeout,
 		MaxHeaderBytes:    proxyMaxHeaderBytes,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return p.ctx },
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
 			if t, ok := p.tunnelFor.Load(c); ok {
 				return context.WithValue(ctx, tunnelKey{}, t.(string))
@@ -167,18 +190,8 @@ func newProxy(cfg proxyConfig) (*proxy, error) {
 				p.tunnelFor.Delete(c)
 			}
 		},
-		ErrorLog: slog.NewLogLogger(cfg.log.Handler(), slog.LevelDebug),
+		ErrorLog: errorLog,
 	}
-	p.wg.Add(2)
-	go func() {
-		defer p.wg.Done()
-		p.srv.Serve(peerListener{Listener: ln, check: cfg.peer, log: cfg.log, gone: &p.peersGone})
-	}()
-	go func() {
-		defer p.wg.Done()
-		p.inner.Serve(p.tunnelLn)
-	}()
-	return p, nil
 }
 
 // tunnelKey is the context key of a tunnelled request's CONNECT target.
