@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,6 +150,48 @@ func TestAuditRobotsReadings(t *testing.T) {
 				t.Errorf("the page was requested %d times", len(hits))
 			}
 		})
+	}
+}
+
+// TestAuditRobotsOneRequestOneAnswer: robots.txt decides each request as
+// it reaches the site, however the page or the submitter spelled it. Two
+// spellings of one request get one answer in both lanes, in the site's
+// own log: the page's two spellings of /one/café/x%3Dy both arrive as
+// /one/caf%C3%A9/x%3Dy (a rule for /one/café/x=y is another resource), and
+// neither spelling of /one/a|b (a rule only Google's parser reads,
+// written raw) arrives at all.
+func TestAuditRobotsOneRequestOneAnswer(t *testing.T) {
+	e := mustEnv(t, nil)
+	e.site.SetRobots("shop.example", http.StatusOK, "User-agent: *\nDisallow: /one/café/x=y\nDisalow: /one/a|b\n")
+	e.site.Handle("/one/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/one/page.html" {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, `<!DOCTYPE html><title>spellings</title><p id=out>one</p><script>
+for (const u of ["/one/café/x%3Dy", "/one/caf%C3%A9/x%3Dy", "/one/a|b", "/one/a%7Cb"]) fetch(u).catch(() => {});
+</script>`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	}))
+	if r := e.audit(t, "http://shop.example/one/page.html", TriggerCLI); r.Status != StatusComplete {
+		t.Fatalf("status %s (%s)", r.Status, r.Reason)
+	}
+	if n := len(e.site.HitsOf("shop.example", "/one/caf%C3%A9/x%3Dy")); n != 2 {
+		t.Errorf("the site got /one/caf%%C3%%A9/x%%3Dy %d times from the page, want 2 (both spellings allowed)", n)
+	}
+	for _, typed := range []string{"http://shop.example/one/café/x%3Dy", "http://shop.example/one/caf%C3%A9/x%3Dy"} {
+		if r := e.audit(t, typed, TriggerAPI); r.Robots == nil || !r.Robots.Allowed {
+			t.Errorf("%s: robots %+v, want allowed", typed, r.Robots)
+		}
+	}
+	for _, typed := range []string{"http://shop.example/one/a|b", "http://shop.example/one/a%7Cb"} {
+		if r := e.audit(t, typed, TriggerScheduled); r.Robots == nil || r.Robots.Allowed || r.Status != StatusSkipped {
+			t.Errorf("%s: status %s, robots %+v, want skipped, disallowed", typed, r.Status, r.Robots)
+		}
+	}
+	if hits := e.site.HitsOf("shop.example", "/one/a"); len(hits) > 0 {
+		t.Errorf("the site got %d requests of /one/a|b in some spelling, want 0: %v", len(hits), hits)
 	}
 }
 
