@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/chromedp/chromedp"
@@ -117,6 +118,10 @@ var browserNames = []string{
 	"/usr/lib/chromium/chromium-headless-shell", "chromium-headless-shell", "chrome-headless-shell",
 	"chromium", "chromium-browser", "google-chrome",
 }
+
+// BrowserNames are the binaries FindBrowser searches when no path is given,
+// in the order it tries them, for help texts that must say the same.
+func BrowserNames() []string { return slices.Clone(browserNames) }
 
 // FindBrowser resolves the browser binary: execPath when given, else the
 // first of browserNames found. It starts nothing; errors wrap

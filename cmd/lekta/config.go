@@ -67,7 +67,7 @@ func (c *config) register(fs *flag.FlagSet) {
 	fs.Var(&c.allowAddr, "allow-addr", "IP:PORT (repeatable): let the SSRF guard dial this exact private or loopback address and port")
 	fs.Var(&c.allowPort, "allow-port", "PORT (repeatable): allow targets on this port besides 80 and 443")
 	fs.Var(&c.deny, "deny", "CIDR or IP (repeatable): refuse these addresses too (e.g. your own VPC ranges)")
-	fs.StringVar(&c.chromium, "chromium", "", "browser binary (default: chromium, chromium-browser or google-chrome on PATH)")
+	fs.StringVar(&c.chromium, "chromium", "", "browser binary (default: the first found of "+strings.Join(render.BrowserNames(), ", ")+"; names without a slash are looked up on PATH)")
 	fs.DurationVar(&c.renderBudget, "render-budget", render.DefaultBudget, "page time the render lane grants a page: content that timers, fetch() chains and scrolling produce within it is seen")
 	fs.BoolVar(&c.noSourceMaps, "no-source-maps", false, "never fetch a script's source map to name the site's own file behind a cause (inline maps are still read)")
 	c.databaseFlags.register(fs)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"lekta.dev/lekta/render"
 )
 
 // TestBadFlagsOneSentence: a bad flag or argument is one sentence on
@@ -59,5 +61,40 @@ func TestDBStatusNamesUnreachablePostgres(t *testing.T) {
 	if code != exitNotRun || strings.Count(msg, "127.0.0.1:1") != 1 || strings.Contains(msg, "dial") || strings.Contains(msg, "secret") ||
 		!strings.Contains(msg, "PostgreSQL") || strings.Count(strings.TrimSpace(msg), "\n") != 0 {
 		t.Errorf("exit %d, stderr %q; want exit 3 and one sentence naming PostgreSQL at 127.0.0.1:1 once", code, msg)
+	}
+}
+
+// TestChromiumHelpNamesLookupOrder: lekta audit --help names the browsers
+// --chromium defaults to in the order render looks for them, the headless
+// shell first.
+func TestChromiumHelpNamesLookupOrder(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"audit", "--help"}, func(string) string { return "" }, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != exitOK {
+		t.Fatalf("audit --help: exit %d\n%s", code, stderr.String())
+	}
+	help := stderr.String()
+	i := strings.Index(help, "\n  -chromium ")
+	if i < 0 {
+		t.Fatalf("audit --help has no -chromium:\n%s", help)
+	}
+	text, _, _ := strings.Cut(help[i+1:], "\n  -")
+	_, def, ok := strings.Cut(text, "default:")
+	if !ok {
+		t.Fatalf("the -chromium help names no default:\n%s", text)
+	}
+	var first string
+	for _, f := range strings.Fields(def) {
+		if strings.Contains(f, "chrom") {
+			first = strings.Trim(f, ",;")
+			break
+		}
+	}
+	if !strings.Contains(first, "headless-shell") {
+		t.Errorf("the -chromium help names %q first, want the headless shell:\n%s", first, text)
+	}
+	if want := strings.Join(render.BrowserNames(), ", "); !strings.Contains(text, want) {
+		t.Errorf("the -chromium help does not name render's lookup order %s:\n%s", want, text)
 	}
 }
