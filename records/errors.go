@@ -22,7 +22,8 @@ var ErrUnavailable = errors.New("records database unavailable")
 var ErrSchemaTooNew = errors.New("database schema is newer than this binary knows")
 
 // ErrBadConfig: the configuration cannot name a database (a malformed
-// --database-url, an unusable data dir path). The message names the flag.
+// --database-url, an unusable data dir path) or names an unusable secrets
+// key file. The message names the flag.
 var ErrBadConfig = errors.New("bad records database configuration")
 
 // unavailable wraps err, caused by the database, so that callers can fail

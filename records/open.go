@@ -40,9 +40,11 @@ type Config struct {
 	DataDir string
 	// DatabaseURL (postgres:// or postgresql://) selects PostgreSQL.
 	DatabaseURL string
-	// SecretsKeyFile is the key that seals webhook secrets at rest;
-	// SecretsKeyName in DataDir when empty on SQLite. PostgreSQL needs it
-	// to store or read a sealed secret.
+	// SecretsKeyFile is the key that seals webhook secrets at rest, 32
+	// random bytes in base64 in a file only its owner can read (see
+	// MakeSecretsKey). It must exist: only the default, SecretsKeyName in
+	// DataDir when this is empty on SQLite, is made when missing.
+	// PostgreSQL needs it to store or read a sealed secret. Open checks it.
 	SecretsKeyFile string
 	// CallTimeout bounds each call, connecting included; DefaultCallTimeout
 	// when zero.
@@ -70,11 +72,22 @@ type DB struct {
 
 // Open connects to the database and brings its schema up to date (see
 // Migrate), as `lekta serve` and `lekta audit` do at start-up; on SQLite it
-// also checks that there is room to record audits. Every error names the
-// database and the cause, never the password.
+// also checks that there is room to record audits. It reads the secrets
+// key (see CheckSecretsKey), making the default one when missing: a key
+// file the configuration names is checked before the database is reached.
+// Every error names the database and the cause, never the password.
 func Open(ctx context.Context, c Config) (*DB, error) {
+	if c.SecretsKeyFile != "" {
+		if err := CheckSecretsKey(c.SecretsKeyFile); err != nil {
+			return nil, err
+		}
+	}
 	db, err := Connect(ctx, c)
 	if err != nil {
+		return nil, err
+	}
+	if err := db.sealer.check(); err != nil {
+		_ = db.Close()
 		return nil, err
 	}
 	if _, err := db.Migrate(ctx); err != nil {
@@ -106,14 +119,14 @@ func Connect(ctx context.Context, c Config) (*DB, error) {
 		db, err = connectPostgres(ctx, c)
 	} else {
 		db, err = connectSQLite(ctx, c)
-		if c.SecretsKeyFile == "" && err == nil {
-			c.SecretsKeyFile = filepath.Join(db.dir, SecretsKeyName)
-		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	db.sealer = &sealer{path: c.SecretsKeyFile}
+	if c.SecretsKeyFile == "" && db.kind == SQLite {
+		db.sealer = &sealer{path: filepath.Join(db.dir, SecretsKeyName), create: true}
+	}
 	return db, nil
 }
 

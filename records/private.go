@@ -60,15 +60,23 @@ func PrivateDir(dir string) error {
 	return nil
 }
 
-// checkPrivate refuses a file that others can read or write.
+// checkPrivate refuses a file that others can read or write; a symlink is
+// not followed.
 func checkPrivate(path string) error {
 	st, err := os.Lstat(path)
 	if err != nil || !st.Mode().IsRegular() {
 		return nil
 	}
+	return refuseShared("file", path, st)
+}
+
+// refuseShared is an ErrBadConfig naming the file (what, at path), its
+// mode and the chmod that fixes it when st, the file's, lets others read
+// or write it.
+func refuseShared(what, path string, st fs.FileInfo) error {
 	if st.Mode().Perm()&othersBits != 0 {
-		return fmt.Errorf("%w: the file %s can be read by other users (mode %04o); make it private with: chmod 600 %s",
-			ErrBadConfig, path, st.Mode().Perm(), path)
+		return fmt.Errorf("%w: the %s %s can be read by other users (mode %04o); make it private with: chmod 600 %s",
+			ErrBadConfig, what, path, st.Mode().Perm(), path)
 	}
 	return nil
 }

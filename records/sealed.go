@@ -7,8 +7,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -16,9 +18,13 @@ import (
 // Webhook secrets are kept sealed at rest: AES-256-GCM under a key of the
 // service's own, the site id bound in as associated data (a sealed secret
 // copied to another site's row does not open). The key is the file
-// SecretsKeyFile, by default secrets.key in the data dir, created 0600 on
-// first use; PostgreSQL deployments pass the same file to every instance.
-// A secret stored in the clear by an earlier version is still read, and
+// SecretsKeyFile, by default secrets.key in the data dir, made 0600 by
+// Open when missing; a file the configuration names is a secret of the
+// deployment and is never made here (PostgreSQL deployments pass the same
+// file to every instance, and a mistyped path would otherwise seal under a
+// new key). Open reads the key at once, so that a key that cannot be used
+// stops start-up rather than every later write of a webhook secret. A
+// secret stored in the clear by an earlier version is still read, and
 // sealed when the site is next written.
 
 // sealedPrefix starts every sealed value.
@@ -27,14 +33,19 @@ const sealedPrefix = "lekta-sealed:v1:"
 // SecretsKeyName is the key file's name in the data dir.
 const SecretsKeyName = "secrets.key"
 
+// maxKeyFile bounds what is read of a key file: a key is one line of 44
+// characters, so anything much longer is not one.
+const maxKeyFile = 256
+
 // errNoSecretsKey: there is no key file to seal with (PostgreSQL without
 // Config.SecretsKeyFile).
 var errNoSecretsKey = fmt.Errorf("%w: no secrets key file: webhook secrets are kept sealed, and PostgreSQL deployments must name the key file", ErrBadConfig)
 
 // sealer seals and opens webhook secrets with the key at path, loaded (or
-// made) on first use.
+// made, when create is set) on first use.
 type sealer struct {
-	path string // "" when there is none
+	path   string // "" when there is none
+	create bool   // make the key when missing: only the default one
 
 	once sync.Once
 	aead cipher.AEAD
@@ -47,7 +58,7 @@ func (s *sealer) load() (cipher.AEAD, error) {
 			s.err = errNoSecretsKey
 			return
 		}
-		key, err := readOrMakeKey(s.path)
+		key, err := readOrMakeKey(s.path, s.create)
 		if err != nil {
 			s.err = err
 			return
@@ -61,39 +72,94 @@ func (s *sealer) load() (cipher.AEAD, error) {
 	return s.aead, s.err
 }
 
-// readOrMakeKey reads the 32-byte key (base64) at path, creating it 0600
-// when missing; a key file that others can read is refused.
-func readOrMakeKey(path string) ([]byte, error) {
-	fresh := make([]byte, 32)
-	rand.Read(fresh)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		_, werr := f.WriteString(base64.StdEncoding.EncodeToString(fresh) + "\n")
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return nil, fmt.Errorf("write secrets key %s: %w", path, werr)
-		}
-		return fresh, nil
+// check loads the key now; without a key file there is nothing to check.
+func (s *sealer) check() error {
+	if s.path == "" {
+		return nil
 	}
-	if !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("create secrets key %s: %w", path, err)
-	}
-	if modesMatter {
-		if err := checkPrivate(path); err != nil {
+	_, err := s.load()
+	return err
+}
+
+// readOrMakeKey reads the key at path, first making it when create is set
+// and there is no file there.
+func readOrMakeKey(path string, create bool) ([]byte, error) {
+	if _, err := os.Lstat(path); create && errors.Is(err, fs.ErrNotExist) {
+		// Another process may make it first: then its key is read.
+		if err := MakeSecretsKey(path); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
 	}
-	data, err := os.ReadFile(path)
+	return readKey(path)
+}
+
+// CheckSecretsKey reads the key file at path as Open does, for a check at
+// start-up before anything listens, and says why it cannot seal webhook
+// secrets: it is missing, it is not a regular file, other users can read
+// or write it (the file a symlink names included), or it does not hold a
+// key. Errors wrap ErrBadConfig and name the path and the fix.
+func CheckSecretsKey(path string) error {
+	_, err := readKey(path)
+	return err
+}
+
+// readKey reads the 32-byte key (base64) at path; see CheckSecretsKey.
+func readKey(path string) ([]byte, error) {
+	// Stat, not Lstat: secret mounts make the key a symlink, and what
+	// matters is who can read the file it names.
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: the secrets key file %s does not exist; make one with: (umask 077; head -c 32 /dev/urandom | base64 > %s)",
+			ErrBadConfig, path, path)
+	case err != nil:
+		return nil, fmt.Errorf("%w: secrets key file: %w", ErrBadConfig, err)
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%w: the secrets key file %s is not a file", ErrBadConfig, path)
+	}
+	if modesMatter {
+		if err := refuseShared("secrets key file", path, st); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read secrets key %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("read secrets key %s: %w", path, err)
 	}
 	key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(data)))
-	if err != nil || len(key) != 32 {
-		return nil, fmt.Errorf("%w: secrets key %s is not 32 bytes of base64", ErrBadConfig, path)
+	if err != nil || len(key) != 32 || len(data) > maxKeyFile {
+		return nil, fmt.Errorf("%w: the secrets key file %s does not hold a key: a key is 32 random bytes in base64, one line of 44 characters, "+
+			"as made by: head -c 32 /dev/urandom | base64", ErrBadConfig, path)
 	}
 	return key, nil
+}
+
+// MakeSecretsKey writes a new random key to path with mode 0600, for
+// Config.SecretsKeyFile. It never replaces a file (the error then wraps
+// fs.ErrExist), and the key appears whole or not at all: it is written
+// beside path and linked into place, so a process reading path at the
+// same moment never sees half a key.
+func MakeSecretsKey(path string) error {
+	key := make([]byte, 32)
+	rand.Read(key)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-*")
+	if err != nil {
+		return fmt.Errorf("make secrets key %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n")
+	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+		return fmt.Errorf("make secrets key %s: %w", path, err)
+	}
+	if err := os.Link(f.Name(), path); err != nil {
+		return fmt.Errorf("make secrets key %s: %w", path, err)
+	}
+	return nil
 }
 
 // seal returns secret sealed for the site id; "" stays "".

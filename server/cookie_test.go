@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// TestSessionCookieBehindTLS: the member session cookie is Secure, with
-// the __Host- prefix, when the browser came over https: through a trusted
-// proxy that says so in X-Forwarded-Proto, or as an https public URL
-// promises; a peer that is not trusted cannot claim https.
+// TestSessionCookieBehindTLS: the member session cookie, and the sign-in
+// form's cookie, are Secure, with the __Host- prefix (so Path "/" and no
+// Domain), when the browser came over https: through a trusted proxy that
+// says so in X-Forwarded-Proto, or as an https public URL promises; a peer
+// that is not trusted cannot claim https.
 func TestSessionCookieBehindTLS(t *testing.T) {
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	tests := []struct {
@@ -31,7 +32,16 @@ func TestSessionCookieBehindTLS(t *testing.T) {
 			_, auth := h.member("ana@example.com")
 			key := strings.TrimPrefix(auth["Authorization"], "Bearer ")
 			b := &browser{h: h, cookies: map[string]string{}, header: tc.header}
-			_, page := b.send("GET", "/members", nil)
+			form, page := b.send("GET", "/members", nil)
+			wantSignin, wantPath := signinCookie, "/members"
+			if tc.secure {
+				wantSignin, wantPath = "__Host-"+signinCookie, "/"
+			}
+			for _, c := range form.Cookies() {
+				if strings.HasSuffix(c.Name, signinCookie) && (c.Name != wantSignin || c.Secure != tc.secure || c.Path != wantPath || c.Domain != "") {
+					t.Errorf("sign-in cookie %s Secure=%v Path=%q Domain=%q; want %s Secure=%v Path=%s and no Domain", c.Name, c.Secure, c.Path, c.Domain, wantSignin, tc.secure, wantPath)
+				}
+			}
 			resp, _ := b.send("POST", "/members/sign-in", url.Values{"key": {key}, "csrf": {csrfOf(t, page)}})
 			want := sessionCookie
 			if tc.secure {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -22,17 +23,55 @@ const (
 )
 
 // memberPageRoutes are the member pages: server-rendered, no JavaScript,
-// a CSRF token in every form.
+// a CSRF token in every form, and every post refused unless it comes from
+// the service's own pages (memberOrigins).
 func (s *Server) memberPageRoutes(mux *http.ServeMux) {
-	mux.Handle("GET /members", s.signInPage())
-	mux.Handle("POST /members/sign-in", s.signIn())
-	mux.Handle("POST /members/sign-out", s.memberPage(s.signOut))
-	mux.Handle("GET /members/sites", s.memberPage(s.dashboard))
-	mux.Handle("POST /members/sites", s.memberPage(s.addSiteForm))
-	mux.Handle("GET /members/sites/{id}", s.memberPage(s.sitePage))
-	mux.Handle("POST /members/sites/{id}", s.memberPage(s.changeSiteForm))
-	mux.Handle("POST /members/sites/{id}/delete", s.memberPage(s.deleteSiteForm))
-	mux.Handle("POST /members/sites/{id}/run", s.memberPage(s.runSiteForm))
+	own := s.memberOrigins()
+	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, own.Handler(h)) }
+	handle("GET /members", s.signInPage())
+	handle("POST /members/sign-in", s.signIn())
+	handle("POST /members/sign-out", s.memberPage(s.signOut))
+	handle("GET /members/sites", s.memberPage(s.dashboard))
+	handle("POST /members/sites", s.memberPage(s.addSiteForm))
+	handle("GET /members/sites/{id}", s.memberPage(s.sitePage))
+	handle("POST /members/sites/{id}", s.memberPage(s.changeSiteForm))
+	handle("POST /members/sites/{id}/delete", s.memberPage(s.deleteSiteForm))
+	handle("POST /members/sites/{id}/run", s.memberPage(s.runSiteForm))
+}
+
+// memberOrigins refuses, with 403, a member form posted from another site.
+// The browser says where a post comes from (Sec-Fetch-Site, else Origin);
+// only the service's own origin may post: the host the request was sent
+// to, or the public URL's origin when a proxy changes the host. The token
+// in each form is not enough on its own: a sign-in cookie can be planted
+// by a sibling host or over plain http, and a form sent elsewhere with the
+// same token would pass. Gets are never refused; none of them changes
+// anything.
+func (s *Server) memberOrigins() *http.CrossOriginProtection {
+	own := http.NewCrossOriginProtection()
+	if o := publicOrigin(s.cfg.PublicURL); o != "" {
+		// New checked the public URL, so the origin is well formed.
+		_ = own.AddTrustedOrigin(o)
+	}
+	own.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		http.Error(w, "This form was sent from another site, so it was refused. "+
+			"Open the member pages at this service's own address and try again.", http.StatusForbidden)
+	}))
+	return own
+}
+
+// publicOrigin is the origin of publicURL as a browser writes it in
+// Origin (scheme and host in lower case, no default port), "" when there
+// is no public URL.
+func publicOrigin(publicURL string) string {
+	u, err := url.Parse(publicURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	host = strings.TrimSuffix(host, map[string]string{"http": ":80", "https": ":443"}[scheme])
+	return scheme + "://" + host
 }
 
 // session is a signed-in member.
@@ -55,13 +94,28 @@ func (s *Server) secureCookie(r *http.Request) bool {
 		strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https")
 }
 
-// sessionName is the session cookie's name: with the __Host- prefix when
-// it is Secure, so that no other host or path can set or shadow it.
-func (s *Server) sessionName(r *http.Request) string {
+// cookieName is name with the __Host- prefix when the cookie is Secure,
+// so that no other host or path can set or shadow it.
+func (s *Server) cookieName(r *http.Request, name string) string {
 	if s.secureCookie(r) {
-		return "__Host-" + sessionCookie
+		return "__Host-" + name
 	}
-	return sessionCookie
+	return name
+}
+
+// sessionName is the session cookie's name.
+func (s *Server) sessionName(r *http.Request) string { return s.cookieName(r, sessionCookie) }
+
+// signinFormCookie is the sign-in form's double-submit cookie holding
+// value (removed when maxAge is negative). When Secure it is named with
+// the __Host- prefix, which requires Path "/", as the session cookie is.
+func (s *Server) signinFormCookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	c := &http.Cookie{Name: s.cookieName(r, signinCookie), Value: value, Path: "/members", HttpOnly: true,
+		Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: maxAge}
+	if c.Secure {
+		c.Path = "/"
+	}
+	return c
 }
 
 func (s *Server) signInPage() http.Handler {
@@ -79,8 +133,7 @@ func (s *Server) signInPage() http.Handler {
 // renderSignIn shows the sign-in form with a fresh double-submit token.
 func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	tok := rand.Text()
-	http.SetCookie(w, &http.Cookie{Name: signinCookie, Value: tok, Path: "/members", HttpOnly: true,
-		Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: 3600})
+	http.SetCookie(w, s.signinFormCookie(r, tok, 3600))
 	w.Header().Set("Cache-Control", "no-store")
 	s.pages.renderPage(w, status, "signin", layout{Title: "Members", NoIndex: true, Data: struct{ CSRF, Error string }{tok, msg}})
 }
@@ -96,7 +149,7 @@ func (s *Server) signIn() http.Handler {
 			s.renderSignIn(w, r, http.StatusBadRequest, "The form could not be read; try again.")
 			return
 		}
-		c, err := r.Cookie(signinCookie)
+		c, err := r.Cookie(s.cookieName(r, signinCookie))
 		if err != nil || !sameToken(c.Value, r.PostForm.Get("csrf")) {
 			s.renderSignIn(w, r, http.StatusForbidden, "The form had expired or came from another page; sign in again.")
 			return
@@ -117,7 +170,7 @@ func (s *Server) signIn() http.Handler {
 		}
 		http.SetCookie(w, &http.Cookie{Name: s.sessionName(r), Value: token, Path: "/", HttpOnly: true,
 			Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: int(sessionTTL / time.Second)})
-		http.SetCookie(w, &http.Cookie{Name: signinCookie, Value: "", Path: "/members", MaxAge: -1})
+		http.SetCookie(w, s.signinFormCookie(r, "", -1))
 		http.Redirect(w, r, "/members/sites", http.StatusSeeOther)
 	})
 }

@@ -44,6 +44,9 @@ func newMemberHarness(tb testing.TB, o memberOpts) *memberHarness {
 	rc := records.Config{DataDir: tb.TempDir()}
 	if o.postgres {
 		rc = records.Config{DatabaseURL: pgtest.Database(tb), SecretsKeyFile: filepath.Join(tb.TempDir(), records.SecretsKeyName)}
+		if err := records.MakeSecretsKey(rc.SecretsKeyFile); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	db, err := records.Open(ctx, rc)
 	if err != nil {

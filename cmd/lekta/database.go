@@ -21,7 +21,8 @@ type databaseFlags struct {
 func (d *databaseFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.dataDir, "data-dir", "", "directory of the SQLite database lekta.db (default $XDG_STATE_HOME/lekta, else ~/.local/state/lekta; created with mode 0700)")
 	fs.StringVar(&d.databaseURL, "database-url", "", "postgres://… keep records (reports) in PostgreSQL instead of the SQLite file; needs --redis-url for serve and audit")
-	fs.StringVar(&d.secretsKeyFile, "secrets-key-file", "", "key file that seals webhook secrets at rest (created 0600 when missing; default secrets.key in --data-dir); serve needs it with --database-url, the same file on every instance")
+	fs.StringVar(&d.secretsKeyFile, "secrets-key-file", "", "key file that seals webhook secrets at rest: 32 random bytes in base64, mode 0600, as made by (umask 077; head -c 32 /dev/urandom | base64 > PATH); "+
+		"checked at start, and a named file must exist (default secrets.key in --data-dir, made when missing); serve needs it with --database-url, the same file on every instance")
 }
 
 // config returns the records configuration; errors name the flag.
@@ -37,6 +38,23 @@ func (d *databaseFlags) config(getenv func(string) string) (records.Config, erro
 		}
 	}
 	return records.Config{DataDir: dir, SecretsKeyFile: d.secretsKeyFile}, nil
+}
+
+// checkSecretsKey refuses, before serve listens, a --secrets-key-file it
+// could not seal webhook secrets with; errors name the flag. The default
+// key, in the data dir, is made and checked when the database opens.
+func (d *databaseFlags) checkSecretsKey() error {
+	switch {
+	case d.databaseURL != "" && d.secretsKeyFile == "":
+		return errors.New("--secrets-key-file: required with --database-url: webhook secrets are kept sealed, " +
+			"and every instance must open them with the same key file (a secret of the deployment, mode 0600)")
+	case d.secretsKeyFile == "":
+		return nil
+	}
+	if err := records.CheckSecretsKey(d.secretsKeyFile); err != nil {
+		return fmt.Errorf("--secrets-key-file: %w", err)
+	}
+	return nil
 }
 
 // defaultDataDir is $XDG_STATE_HOME/lekta, else ~/.local/state/lekta, as

@@ -123,33 +123,51 @@ func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// runServe is "lekta serve".
-func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg := config{getenv: getenv}
-	var sf serveFlags
+// serveSettings are serve's flags, read and checked.
+type serveSettings struct {
+	cfg        config
+	sf         serveFlags
+	clientRate []cache.Window
+	proxies    []netip.Prefix
+}
+
+// readServeSettings reads serve's flags and checks all that needs nothing
+// started, the secrets key file included: a bad one is exit status 2
+// before anything listens.
+func readServeSettings(args []string, getenv func(string) string, stderr io.Writer) (*serveSettings, error) {
+	s := &serveSettings{cfg: config{getenv: getenv}}
 	fs := newFlagSet("serve", serveUsage, stderr)
-	cfg.register(fs)
-	sf.register(fs)
+	s.cfg.register(fs)
+	s.sf.register(fs)
 	if err := parseFlags(fs, args, getenv); err != nil {
-		return exitWith(exitBadInput, flagError(err))
+		return nil, exitWith(exitBadInput, flagError(err))
 	}
 	if fs.NArg() != 0 {
-		return exitWith(exitBadInput, usageError(fs, fmt.Errorf("serve takes no arguments, got %q", fs.Args())))
+		return nil, exitWith(exitBadInput, usageError(fs, fmt.Errorf("serve takes no arguments, got %q", fs.Args())))
 	}
-	clientRate, proxies, err := sf.parsed()
+	var err error
+	if s.clientRate, s.proxies, err = s.sf.parsed(); err != nil {
+		return nil, exitWith(exitBadInput, err)
+	}
+	if s.cfg.botInfoURL == "" && s.sf.publicURL != "" {
+		s.cfg.botInfoURL = server.PublicLink(s.sf.publicURL, "/bot")
+	}
+	if _, _, err := s.cfg.validate(); err != nil {
+		return nil, exitWith(exitBadInput, err)
+	}
+	if err := s.cfg.checkSecretsKey(); err != nil {
+		return nil, exitWith(exitBadInput, err)
+	}
+	return s, nil
+}
+
+// runServe is "lekta serve".
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	s, err := readServeSettings(args, getenv, stderr)
 	if err != nil {
-		return exitWith(exitBadInput, err)
+		return err
 	}
-	if cfg.botInfoURL == "" && sf.publicURL != "" {
-		cfg.botInfoURL = server.PublicLink(sf.publicURL, "/bot")
-	}
-	if _, _, err := cfg.validate(); err != nil {
-		return exitWith(exitBadInput, err)
-	}
-	if cfg.databaseURL != "" && cfg.secretsKeyFile == "" {
-		return exitWith(exitBadInput, errors.New("--secrets-key-file: required with --database-url: webhook secrets are kept sealed, "+
-			"and every instance must open them with the same key file (a secret of the deployment, mode 0600)"))
-	}
+	cfg, sf := &s.cfg, &s.sf
 	logger := newLogger(stderr, sf.logFormat, slog.LevelInfo)
 	ln, err := net.Listen("tcp", sf.addr)
 	if err != nil {
@@ -165,21 +183,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer p.Close()
 	// The sweeper stops before the store closes (defers run in reverse).
-	sweepCtx, stopSweep := context.WithCancel(context.Background())
-	swept := make(chan struct{})
-	go func() {
-		defer close(swept)
-		p.sweep.every(sweepCtx, sweepEvery)
-	}()
-	defer func() {
-		stopSweep()
-		<-swept
-	}()
-	sched, sc, err := sf.reaudit.startScheduler(ctx, p, &cfg, &sf, logger)
+	stopSweep := p.sweep.inBackground(sweepEvery)
+	defer stopSweep()
+	sched, sc, err := sf.reaudit.startScheduler(ctx, p, cfg, sf, logger)
 	if err != nil {
 		return err
 	}
-	scfg := serverConfig(p, &cfg, &sf, clientRate, proxies, logger)
+	scfg := serverConfig(p, cfg, sf, s.clientRate, s.proxies, logger)
 	scfg.Queue, scfg.Members, scfg.Guard = sched, p.records, p.guard
 	scfg.SitesPerMember, scfg.RunsPerHour = sf.reaudit.sites, sf.reaudit.runs
 	scfg.Policy.Reaudits = &server.ReauditPolicy{Window: sc.Window.String(), Zone: sc.Window.Loc.String(), MinInterval: sc.MinInterval}
@@ -194,7 +204,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	hs := httpServer(srv.Handler(), logger)
 	fmt.Fprintf(stdout, "lekta: serving on http://%s\n", ln.Addr())
-	fmt.Fprintf(stderr, "lekta: %s\n", p.where(&cfg))
+	fmt.Fprintf(stderr, "lekta: %s\n", p.where(cfg))
 	warnDurability(ctx, p.store, stderr)
 	if sf.contact == "" {
 		fmt.Fprintln(stderr, "lekta: warning: no --contact: /bot tells site operators that no contact was published; set --contact to a mailto: or https: address where they can reach you")

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -84,5 +87,56 @@ func TestServeJSONLogs(t *testing.T) {
 	var line map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &line); err != nil || line["msg"] != "audit" || line["host"] != "shop.example" {
 		t.Errorf("json log line %q: %v", buf.String(), err)
+	}
+}
+
+// TestServeRefusesUnusableSecretsKey: serve checks --secrets-key-file
+// before it listens (the --addr here cannot be listened on, so a later
+// check would fail on it instead): a key file others can read, one that
+// holds no key, and, with PostgreSQL, a missing one are each refused with
+// exit status 2 and one line naming the path and the fix.
+func TestServeRefusesUnusableSecretsKey(t *testing.T) {
+	t.Parallel()
+	keyFile := func(t *testing.T, content string, mode os.FileMode) string {
+		path := filepath.Join(t.TempDir(), "lekta-secrets.key")
+		if err := os.WriteFile(path, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	key := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)) + "\n"
+	postgres := []string{"--redis-url", "redis://127.0.0.1:1", "--database-url", "postgres://u@127.0.0.1:1/db"}
+	cases := []struct {
+		name  string
+		path  func(t *testing.T) string
+		extra []string
+		says  func(path string) []string
+	}{
+		{"readable by others", func(t *testing.T) string { return keyFile(t, key, 0o644) }, nil,
+			func(path string) []string { return []string{"mode 0644", "chmod 600 " + path} }},
+		{"a host name, not a key", func(t *testing.T) string { return keyFile(t, "lekta-host-1\n", 0o600) }, nil,
+			func(path string) []string { return []string{path, "32 random bytes in base64"} }},
+		{"missing, with PostgreSQL", func(t *testing.T) string { return filepath.Join(t.TempDir(), "secrets.key") }, postgres,
+			func(path string) []string { return []string{path, "does not exist"} }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := tc.path(t)
+			args := append([]string{"serve", "--addr", "256.0.0.1:1", "--secrets-key-file", path}, tc.extra...)
+			code, out, errOut := runCLIEnv(dataDirEnv(filepath.Join(t.TempDir(), "data")), args...)
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			if code != exitBadInput || len(lines) != 1 || !strings.Contains(errOut, "--secrets-key-file") || strings.Contains(out, "serving on") {
+				t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and one line naming --secrets-key-file, before listening", code, out, errOut)
+			}
+			for _, s := range tc.says(path) {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr %q does not say %q", errOut, s)
+				}
+			}
+		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/internal/testsite"
+	"lekta.dev/lekta/records"
 )
 
 // serveNeeds fails under CI, and skips otherwise, when a program a serve
@@ -260,7 +261,8 @@ var secretsKey struct {
 	path string
 }
 
-// sharedSecretsKey is the path of secretsKey (created by the first serve).
+// sharedSecretsKey is the path of secretsKey, made by the first caller as
+// an operator makes a deployment's key (serve never makes a named one).
 func sharedSecretsKey(tb testing.TB) string {
 	tb.Helper()
 	secretsKey.once.Do(func() {
@@ -268,7 +270,14 @@ func sharedSecretsKey(tb testing.TB) string {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		secretsKey.path = filepath.Join(dir, "secrets.key")
+		path := filepath.Join(dir, "secrets.key")
+		if err := records.MakeSecretsKey(path); err != nil {
+			tb.Fatal(err)
+		}
+		secretsKey.path = path
 	})
+	if secretsKey.path == "" {
+		tb.Fatal("the shared secrets key could not be made (see the first test that asked for it)")
+	}
 	return secretsKey.path
 }

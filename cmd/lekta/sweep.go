@@ -68,3 +68,18 @@ func (s sweeper) every(ctx context.Context, d time.Duration) {
 		}
 	}
 }
+
+// inBackground runs every(d) in a goroutine of its own until stop is
+// called; stop waits for the sweep in progress to end.
+func (s sweeper) inBackground(d time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		s.every(ctx, d)
+	}()
+	return func() {
+		cancel()
+		<-swept
+	}
+}
