@@ -39,15 +39,3 @@ func rawSpelling(target string) string {
 	}
 	return b.String()
 }
-
-// escapedByChromium reports whether Chromium escapes the ASCII byte c in a
-// path (or a query, when query is set).
-func escapedByChromium(c byte, query bool) bool {
-	if c <= 0x20 || c == 0x7f {
-		return true
-	}
-	if query {
-		return strings.IndexByte(`"'<>`, c) >= 0
-	}
-	return strings.IndexByte("\"<>`{}^|", c) >= 0
-}

@@ -56,12 +56,8 @@ func (g *Guard) ParseTarget(raw string) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	rest, _, _ = strings.Cut(rest, "#")
-	if rest == "" || rest[0] == '?' {
-		rest = "/" + rest
-	}
-	// Spell path and query as Chromium sends them, keeping the escapes the
-	// submitter wrote, so that both lanes send the same bytes and robots.txt
+	// Spell path and query as Chromium sends them (no fragment, "/" for an
+	// empty path), keeping the escapes the submitter wrote, so that both lanes send the same bytes and robots.txt
 	// is decided on them (SpellTarget): "/café%2Fb" stays one path segment,
 	// "/caf%C3%A9%2Fb", instead of becoming "/caf%C3%A9/b", another
 	// resource.

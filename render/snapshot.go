@@ -149,7 +149,13 @@ func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 		s.Timings.TTFB = ttfb(resp.Timing)
 	}
 	s.Timings.Total = time.Since(a.start)
+	s.Render = a.renderDetails(settled, requests)
+	return s
+}
 
+// renderDetails is what the lane did to the page: what it refused and
+// counted, how the render settled, and what the page's scripts wrote.
+func (a *audit) renderDetails(settled settleResult, requests int) *compare.RenderDetails {
 	use := a.t.proxy.usage()
 	a.rec.mu.Lock()
 	defer a.rec.mu.Unlock()
@@ -191,8 +197,7 @@ func (a *audit) assemble(d domResult, settled settleResult) *compare.Snapshot {
 		}
 		details.BlockedURLs = append(details.BlockedURLs, b)
 	}
-	s.Render = details
-	return s
+	return details
 }
 
 // ttfb is the time from sending the request to the first response byte.
