@@ -6,9 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"lekta.dev/lekta/audit"
-	"lekta.dev/lekta/internal/testsite"
 )
 
 // terminalAttack retitles a terminal, rings its bell, turns its background
@@ -78,14 +75,7 @@ func TestErrorPagesEscapeControls(t *testing.T) {
 // layout's title included, so no view needs to remember it.
 func TestPagesEscapeControls(t *testing.T) {
 	t.Parallel()
-	p, err := newPages()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := audit.Decode(testsite.GoldenReports(t)["causes.json"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := causesFixture(t)
 	r.URL += terminalAttack
 	r.Lanes.Render.Error = "E" + terminalAttack
 	rec := httptest.NewRecorder()

@@ -161,14 +161,7 @@ func TestReportPageRobotsNotes(t *testing.T) {
 // title attribute, every string from the page escaped by html/template.
 func TestReportPageCauses(t *testing.T) {
 	t.Parallel()
-	p, err := newPages()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := audit.Decode(testsite.GoldenReports(t)["causes.json"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := causesFixture(t)
 	hostile := `http://evil.example/"><script>alert(1)</script>.js`
 	r.Findings = append(r.Findings, compare.Finding{Code: "lang.render_only", Severity: compare.SeverityInfo, Lane: compare.LaneRender,
 		Message: "The language is set by JavaScript.", Cause: &compare.Cause{Kind: compare.CauseRequest, ScriptURL: hostile,
@@ -206,14 +199,7 @@ func TestReportPageCauses(t *testing.T) {
 // own (issue 32).
 func TestReportPageConsequences(t *testing.T) {
 	t.Parallel()
-	p, err := newPages()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := audit.Decode(testsite.GoldenReports(t)["causes.json"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, r := causesFixture(t)
 	cause := &compare.Cause{Kind: compare.CauseRedirect, Mechanism: compare.RedirectMetaRefresh, Target: "http://shop.example/new"}
 	r.Findings = []compare.Finding{
 		{Code: compare.CodeRenderRedirectMetaRefresh, Severity: compare.SeverityCritical, Lane: compare.LaneRender, Message: "A meta refresh sent the browser away.", Cause: cause},
@@ -234,4 +220,19 @@ func TestReportPageConsequences(t *testing.T) {
 	if n := strings.Count(page, "A consequence of the redirect"); n != 2 {
 		t.Errorf("%d consequence messages, want each of the 2 once", n)
 	}
+}
+
+// causesFixture is the report pages and the golden report with causes
+// ("causes.json") that the report-page tests change to their case.
+func causesFixture(t *testing.T) (*pages, *audit.Report) {
+	t.Helper()
+	p, err := newPages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := audit.Decode(testsite.GoldenReports(t)["causes.json"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, r
 }
