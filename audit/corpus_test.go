@@ -79,7 +79,8 @@ func findingWords(f compare.Finding) string {
 // request and the code that requested it; the code of a script's write.
 // Code is the site's own file and line ("src/App.jsx:12" from a source
 // map, else the script's path and line), and "lib=" the library whose code
-// came first.
+// came first; "in=" the site's own file and line that holds what a
+// library rendered (or names a redirect's target).
 func causeWords(c *compare.Cause) string {
 	if c == nil {
 		return ""
@@ -111,6 +112,9 @@ func causeWords(c *compare.Cause) string {
 		if code := causeCode(c); code != "" {
 			s += ":" + code
 		}
+	}
+	if c.Defined != nil {
+		s += fmt.Sprintf(" in=%s:%d", c.Defined.File, c.Defined.Line)
 	}
 	if c.Library != "" {
 		s += " lib=" + strings.ReplaceAll(c.Library, " ", "_")

@@ -226,10 +226,11 @@ func (d *differ) shareCause(onlyOf func(i int) int, writes []int) *Cause {
 // else the script that wrote most of them.
 func (d *differ) textCause() *Cause {
 	c := d.writerTextCause()
-	if m := d.bestData(d.renderOnlyWords(), nil, minDataShare); m != nil {
+	words := d.renderOnlyWords()
+	if m := d.bestData(words, nil, minDataShare); m != nil {
 		return dataCause(m, c)
 	}
-	return c
+	return d.definedIn(c, words, nil, minDataShare)
 }
 
 // writerTextCause names the script behind most of the render-only words.
@@ -260,10 +261,12 @@ func (d *differ) writerTextCause() *Cause {
 // else the script that wrote most of them.
 func (d *differ) linkCause() *Cause {
 	c := d.writerLinkCause()
-	if m := d.bestData(nil, d.renderOnlyLinkList(), minDataShare); m != nil {
+	links := d.renderOnlyLinkList()
+	if m := d.bestData(nil, links, minDataShare); m != nil {
 		return dataCause(m, c)
 	}
-	return c
+	words, paths := linkWords(links)
+	return d.definedIn(c, words, paths, minDataShare)
 }
 
 // writerLinkCause names the script behind most of the render-only links.

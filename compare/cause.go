@@ -40,6 +40,13 @@ type Cause struct {
 	// Source is the original file, line and column of that call, read from
 	// the script's source map (ScriptURL is then the bundle that ran).
 	Source *SourcePos `json:"source,omitempty"`
+	// Defined is the file and line of the site's own code that holds the
+	// content (or names a redirect's target) when no frame of the site's
+	// own code was on the stack: found by the content's words in the
+	// site's own sources (the original files of its source maps, its own
+	// scripts, the templates and inline scripts of the page's HTML).
+	// Library is then the library that rendered it.
+	Defined *SourcePos `json:"defined,omitempty"`
 	// Library is the library (React, Vue, jQuery, "a vendor bundle") whose
 	// code made the write or the request: the frames before the site's own
 	// code named by ScriptURL, or, with no frame of the site's own on the
@@ -141,4 +148,7 @@ type ClientRedirect struct {
 	// Header names the response header that told the page to go (htmx's
 	// HX-Redirect, Refresh), and HeaderOf the path of its response.
 	Header, HeaderOf string
+	// Defined is the line of the site's own code that names the target,
+	// when By names no frame of the site's own (Cause.Defined).
+	Defined *SourcePos
 }

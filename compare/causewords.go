@@ -56,6 +56,9 @@ func CauseAgent(c *Cause, show CauseShow) string {
 	switch c.Kind {
 	case CauseScript:
 		if libraryOnly(c) {
+			if c.Defined != nil {
+				return show.Text(c.Defined.File)
+			}
 			return c.Library
 		}
 		if c.Source != nil && c.ScriptURL != "" {
@@ -100,7 +103,11 @@ func libraryOnly(c *Cause) bool {
 // whose code called it, or the library alone when no frame was the site's.
 func originWords(c *Cause, show CauseShow) string {
 	if libraryOnly(c) {
-		return c.Library + " (" + show.Script(c.ScriptURL) + ")"
+		s := c.Library + " (" + show.Script(c.ScriptURL) + ")"
+		if c.Defined != nil {
+			s += " from the site's own code at " + show.Text(c.Defined.File) + fmt.Sprintf(" line %d", c.Defined.Line)
+		}
+		return s
 	}
 	s := writerName(c, show)
 	switch {
@@ -129,7 +136,10 @@ func scriptWords(c *Cause, show CauseShow) string {
 	if c.PageTimeMS != nil {
 		s += ", at " + Millis(*c.PageTimeMS) + " of page time"
 	}
-	if libraryOnly(c) {
+	switch {
+	case libraryOnly(c) && c.Defined != nil:
+		s += " (found by its words: every frame on the stack was " + c.Library + "'s)"
+	case libraryOnly(c):
 		s += ", with no frame of the site's own code on the stack"
 	}
 	var notes []string
@@ -232,8 +242,11 @@ func redirectWords(c *Cause, show CauseShow) string {
 	case c.Header != "":
 		s += ", as a " + show.Text(c.Header) + " response header told it"
 	}
-	if c.ScriptURL != "" || c.Inline {
+	switch {
+	case c.ScriptURL != "" || c.Inline:
 		s += ", by " + originWords(c, show)
+	case c.Defined != nil:
+		s += ", as the site's own code at " + show.Text(c.Defined.File) + fmt.Sprintf(" line %d", c.Defined.Line) + " says"
 	}
 	return s
 }

@@ -1,5 +1,7 @@
 package compare
 
+import "net/url"
+
 // Where content came from: content only the rendered page has is
 // attributed to the data response (RenderDetails.Data) that holds most of
 // it, when one holds enough; the cause is then that request, named with
@@ -120,10 +122,50 @@ func (d *differ) fieldCause(i int, value string, isURL bool) *Cause {
 	} else {
 		m = d.bestData(wordKeys(value), nil, minFieldShare)
 	}
+	if m == nil && isURL {
+		if u, err := url.Parse(value); err == nil && u.Path != "" {
+			return d.definedIn(w, nil, []string{u.Path}, minFieldShare)
+		}
+	}
 	if m == nil {
-		return w
+		return d.definedIn(w, wordKeys(value), nil, minFieldShare)
 	}
 	return dataCause(m, w)
+}
+
+// ownCode reports whether a cause names a frame of the site's own code.
+func (c *Cause) ownCode() bool {
+	return c.Inline || c.Source != nil || c.ScriptURL != "" && c.Line > 0
+}
+
+// definedIn adds to a script cause that names no frame of the site's own
+// code the line of the site's own code that holds most of the words, when
+// a file holds least of them (Cause.Defined).
+func (d *differ) definedIn(c *Cause, words map[uint64]struct{}, paths []string, least float64) *Cause {
+	rs := d.r.snap
+	if c == nil || c.Kind != CauseScript || c.ownCode() || rs == nil || rs.Render == nil {
+		return c
+	}
+	if m := bestCode(rs.Render.Code, words, paths, least); m != nil {
+		c.Defined = &SourcePos{File: m.src.File, Line: int(m.line)}
+	}
+	return c
+}
+
+// linkWords are the words of the links' texts, and their paths (as code
+// quotes them: '/products').
+func linkWords(links []Link) (map[uint64]struct{}, []string) {
+	words := map[uint64]struct{}{}
+	var paths []string
+	for _, l := range links {
+		for k := range wordKeys(l.Text) {
+			words[k] = struct{}{}
+		}
+		if u, err := url.Parse(l.Href); err == nil && u.Host != "" && u.Path != "" {
+			paths = append(paths, u.Path)
+		}
+	}
+	return words, paths
 }
 
 // renderOnlyWords are the keys of the words the rendered page has more

@@ -236,7 +236,7 @@ func (d *differ) bodyFindings(l *findingList) {
 	}
 	if only := missingStrings(p.JSONLDTypes, r.JSONLDTypes); len(only) > 0 {
 		l.add(CodeJSONLDRenderOnly, "", "Structured data of type %s is injected by JavaScript; fetchers that do not render never see it. Put the JSON-LD in the server HTML.", strings.Join(only, ", "))
-		l.cause(d.writeCause(at(w.jsonld, jsonLDWith(r, only[0]))))
+		l.cause(d.fieldCause(at(w.jsonld, jsonLDWith(r, only[0])), only[0], false))
 	}
 	if only := missingStrings(r.JSONLDTypes, p.JSONLDTypes); len(only) > 0 {
 		l.add(CodeJSONLDPlainOnly, "", "Structured data of type %s in the server HTML is gone after scripts run.", strings.Join(only, ", "))

@@ -115,5 +115,8 @@ func clientRedirectCause(r ClientRedirect) *Cause {
 	if r.Header != "" {
 		c.Header, c.RequestPath = r.Header, r.HeaderOf
 	}
+	if !c.ownCode() {
+		c.Defined = r.Defined
+	}
 	return c
 }

@@ -133,6 +133,9 @@ type RenderDetails struct {
 	// Data are the responses the render received that the audit indexed
 	// for the causes (JSON, HTML fragments, text): never stored.
 	Data []*DataResponse `json:"-"`
+	// Code are the files of the site's own code the audit indexed, for
+	// content no frame of the site's own code wrote: never stored.
+	Code []*CodeSource `json:"-"`
 	// SourceMaps counts the source maps the lane fetched for the causes.
 	SourceMaps int
 	// ClientRedirects are the navigations scripts, the history API or a

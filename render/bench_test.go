@@ -144,12 +144,14 @@ func treeCPU(root int) time.Duration {
 }
 
 // BenchmarkCauses is the write recorder's cost: warm renders of a static
-// page and of a framework-like page that fetches its content, with the
+// page, of a framework-like page that fetches its content and of the
+// React 18 corpus app's product list (React from npm, its own bundle with
+// a linked source map, two JSON fetches), with the
 // recorder and without it (a second browser with NoCauses), interleaved
 // render by render. It reports the median wall time of each and the
 // ratios on/off.
 func BenchmarkCauses(b *testing.B) {
-	on, s := mustBrowser(b)
+	on, s, c := mustCorpus(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	opts := testOptions(s)
 	opts.NoCauses = true
@@ -160,6 +162,14 @@ func BenchmarkCauses(b *testing.B) {
 	pages := []struct{ name, url, want string }{
 		{"static", "http://bench.example/p/small.html", "rendered by script"},
 		{"framework", "http://bench.example/causes/products.html", "Pruning saw"},
+	}
+	for _, p := range c.Pages() {
+		if strings.HasSuffix(p.Expect, "react18/expect.json") && p.Key == "csr /products" {
+			pages = append(pages, struct{ name, url, want string }{"react18", p.URL(), "Our products"})
+		}
+	}
+	if len(pages) != 3 {
+		b.Fatal("no React 18 page in the corpus")
 	}
 	render := func(br *Browser, url, want string) time.Duration {
 		start := time.Now()

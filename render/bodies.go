@@ -36,6 +36,8 @@ const (
 	bodyHTML
 	bodyText
 	bodyScript
+	// bodyDocument is a page's HTML, read for the code it holds.
+	bodyDocument
 )
 
 // kindOf is what to read of a response of this Content-Type.
@@ -69,6 +71,9 @@ type bodyBook struct {
 	wg      sync.WaitGroup
 	data    []*compare.DataResponse
 	scripts map[string]*scriptBody
+	// docs are the page HTML documents read, by URL: their templates,
+	// inline scripts and script attributes (documentCode).
+	docs    map[string]*compare.CodeSource
 	moves   []headerMove
 	reading int
 	// off: the audit names no causes (Options.NoCauses); nothing is read.
@@ -81,6 +86,10 @@ type scriptBody struct {
 	library string
 	// mapURL is its source map's URL (a data: URL inline), "" for none.
 	mapURL string
+	// code is the index of a script of the site's own (no library's)
+	// without a source map, for content no frame of the site's own code
+	// wrote; nil otherwise.
+	code *compare.CodeSource
 }
 
 // moveHeaders are the response headers a headerMove notes.
@@ -89,7 +98,13 @@ var moveHeaders = []string{"HX-Redirect", "HX-Location", "Refresh"}
 // watch notes what the rules read of a forwarded response: its move
 // headers, and a tee of its body when it is one the causes read.
 func (b *bodyBook) watch(resp *http.Response, rawURL string) {
-	if b.off || resp.StatusCode < 200 || resp.StatusCode > 299 || navigation(resp.Request.Header) {
+	if b.off || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return
+	}
+	if navigation(resp.Request.Header) {
+		if kindOf(resp.Header.Get("Content-Type")) == bodyHTML {
+			b.tee(resp, rawURL, bodyDocument)
+		}
 		return
 	}
 	for _, h := range moveHeaders {
@@ -105,6 +120,11 @@ func (b *bodyBook) watch(resp *http.Response, rawURL string) {
 	if kind == bodyNone || strings.HasSuffix(resp.Request.URL.Path, ".map") {
 		return
 	}
+	b.tee(resp, rawURL, kind)
+}
+
+// tee reads the body of a response the causes read, as it is relayed.
+func (b *bodyBook) tee(resp *http.Response, rawURL string, kind bodyKind) {
 	b.mu.Lock()
 	if b.reading >= 2*maxReadBodies {
 		b.mu.Unlock()
@@ -132,8 +152,25 @@ func (b *bodyBook) read(rawURL string, kind bodyKind, header http.Header, body [
 	if err != nil || len(body) > maxReadBody {
 		return
 	}
-	if kind == bodyScript {
+	switch kind {
+	case bodyDocument:
+		code := documentCode(rawURL, body)
+		b.mu.Lock()
+		if b.docs == nil {
+			b.docs = map[string]*compare.CodeSource{}
+		}
+		if len(b.docs) < maxReadBodies {
+			b.docs[rawURL] = code
+		}
+		b.mu.Unlock()
+		return
+	case bodyScript:
 		s := &scriptBody{library: scriptLibrary(rawURL, body), mapURL: sourceMapURL(rawURL, header, body)}
+		if s.library == "" && s.mapURL == "" {
+			// A script with a map is read through its map's originals.
+			s.code = compare.NewCodeSource(pathOf(rawURL))
+			s.code.AddText(1, string(body))
+		}
 		b.mu.Lock()
 		if b.scripts == nil {
 			b.scripts = map[string]*scriptBody{}
@@ -229,6 +266,7 @@ func indexHTML(d *compare.DataResponse, body []byte) {
 			if string(name) == "script" || string(name) == "style" {
 				skip++
 			}
+			ldJSON := false
 			for more {
 				var k, v []byte
 				k, v, more = z.TagAttr()
@@ -237,7 +275,13 @@ func indexHTML(d *compare.DataResponse, body []byte) {
 					d.AddURL(string(v))
 				case "content", "alt", "title":
 					d.AddText(string(v))
+				case "type":
+					ldJSON = string(name) == "script" && strings.EqualFold(strings.TrimSpace(string(v)), "application/ld+json")
 				}
+			}
+			if ldJSON && z.Next() == html.TextToken {
+				// Structured data a fragment brings is data too.
+				indexJSON(d, z.Text())
 			}
 		case html.EndTagToken:
 			if name, _ := z.TagName(); (string(name) == "script" || string(name) == "style") && skip > 0 {
@@ -280,3 +324,66 @@ func (t *teeBody) Close() error {
 
 // wait waits for the bodies being read.
 func (b *bodyBook) wait() { b.wg.Wait() }
+
+// documentCode indexes the code a page's HTML holds (compare.CodeSource):
+// the text and attributes inside its <template> elements, its inline
+// scripts, and the attributes a framework evaluates (x-, v-, :, @, hx-,
+// on…), each at its line of the document.
+func documentCode(rawURL string, body []byte) *compare.CodeSource {
+	code := compare.NewCodeSource(pathOf(rawURL))
+	z := html.NewTokenizer(bytes.NewReader(body))
+	line, templates, script := 1, 0, false
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			return code
+		}
+		start := line
+		line += bytes.Count(z.Raw(), []byte("\n"))
+		switch tt {
+		case html.TextToken:
+			if templates > 0 || script {
+				code.AddText(start, string(z.Text()))
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, more := z.TagName()
+			tag := string(name)
+			external := false
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				if string(k) == "src" && tag == "script" {
+					external = true
+				}
+				if templates > 0 || scriptAttribute(string(k)) {
+					code.AddLine(start, string(v))
+				}
+			}
+			switch {
+			case tag == "template" && tt == html.StartTagToken:
+				templates++
+			case tag == "script" && tt == html.StartTagToken:
+				script = !external
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			switch string(name) {
+			case "template":
+				templates = max(templates-1, 0)
+			case "script":
+				script = false
+			}
+		}
+	}
+}
+
+// scriptAttribute reports whether a framework evaluates the attribute as
+// code: Alpine's x-, Vue's v-, : and @, htmx's hx-, event handlers.
+func scriptAttribute(name string) bool {
+	for _, p := range []string{"x-", "v-", ":", "@", "hx-", "on"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -68,6 +68,8 @@ type causes struct {
 	tampered      bool
 	// data are the indexed responses, with their requesters (resolve.go).
 	data []*compare.DataResponse
+	// code is the site's own code the resolver read (compare.CodeSource).
+	code []*compare.CodeSource
 }
 
 // readCauses marks the elements scripts wrote with a fresh attribute and

@@ -2,10 +2,6 @@ package render
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -109,6 +105,11 @@ type resolver struct {
 	doc     string
 	scripts map[string]*scriptBody
 	maps    map[string]*sourcemap.Consumer // by script URL; nil: none
+	// mapCode are the site's own original files of each map, by script
+	// URL (mapSources).
+	mapCode map[string][]*compare.CodeSource
+	// docs are the page HTML documents the proxy read, by URL.
+	docs map[string]*compare.CodeSource
 }
 
 // waitBodies waits, at most resolveWait, for the proxy's reading of the
@@ -128,146 +129,22 @@ func (a *audit) newResolver(ctx context.Context, stacks [][]compare.Frame) *reso
 	b := &a.t.proxy.bodies
 	b.mu.Lock()
 	r := &resolver{a: a, doc: withoutFragment(a.net.documentURL()), scripts: make(map[string]*scriptBody, len(b.scripts)),
-		maps: map[string]*sourcemap.Consumer{}}
+		maps: map[string]*sourcemap.Consumer{}, mapCode: map[string][]*compare.CodeSource{}, docs: map[string]*compare.CodeSource{}}
 	for k, v := range b.scripts {
 		r.scripts[withoutFragment(k)] = v
+	}
+	for k, v := range b.docs {
+		r.docs[withoutFragment(k)] = v
 	}
 	b.mu.Unlock()
 	r.loadMaps(ctx, stacks)
 	return r
 }
 
-// loadMaps parses the maps of the scripts on the stacks that are no
-// library's: inline ones all, external ones up to MaxSourceMaps, in the
-// order the stacks need them.
-func (r *resolver) loadMaps(ctx context.Context, stacks [][]compare.Frame) {
-	var fetch []string
-	seen := map[string]bool{}
-	for _, st := range stacks {
-		for _, f := range st {
-			if seen[f.Script] {
-				continue
-			}
-			seen[f.Script] = true
-			sb := r.scripts[f.Script]
-			if sb == nil || sb.mapURL == "" || sb.library != "" || f.Script == r.doc {
-				continue
-			}
-			if strings.HasPrefix(sb.mapURL, "data:") {
-				r.maps[f.Script] = parseDataMap(sb.mapURL)
-				continue
-			}
-			if !r.a.opts.NoSourceMaps && len(fetch) < MaxSourceMaps && r.sameOrigin(sb.mapURL) {
-				fetch = append(fetch, f.Script)
-			}
-		}
-	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, s := range fetch {
-		wg.Go(func() {
-			m, err := r.a.fetchMap(ctx, r.scripts[s].mapURL)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				r.a.b.log.Debug("source map", "url", r.scripts[s].mapURL, "err", err)
-				return
-			}
-			r.maps[s] = m
-		})
-	}
-	wg.Wait()
-}
-
 // sameOrigin reports whether u is of the page's origin.
 func (r *resolver) sameOrigin(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && origin(u) == r.a.pageOrigin()
-}
-
-// parseDataMap parses an inline (data: URL) source map, nil when it is
-// not one.
-func parseDataMap(dataURL string) *sourcemap.Consumer {
-	meta, payload, ok := strings.Cut(strings.TrimPrefix(dataURL, "data:"), ",")
-	if !ok || !strings.Contains(meta, "json") {
-		return nil
-	}
-	var b []byte
-	if strings.HasSuffix(meta, ";base64") {
-		var err error
-		if b, err = base64.StdEncoding.DecodeString(payload); err != nil {
-			return nil
-		}
-	} else {
-		s, err := url.PathUnescape(payload)
-		if err != nil {
-			return nil
-		}
-		b = []byte(s)
-	}
-	m, err := sourcemap.Parse("", b)
-	if err != nil {
-		return nil
-	}
-	return m
-}
-
-// errMapRefused is fetchMap's error for a map the rules refused.
-var errMapRefused = errors.New("source map refused")
-
-// fetchMap fetches an external source map through the audit's proxy.
-func (a *audit) fetchMap(ctx context.Context, raw string) (*sourcemap.Consumer, error) {
-	u, err := parseURL(raw)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, mapFetchTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json, */*;q=0.8")
-	req.Header.Set("Sec-Fetch-Dest", "empty")
-	w := &mapWriter{header: http.Header{}}
-	a.t.proxy.serveRequest(w, req, u, u.String())
-	a.sourceMaps.Add(1)
-	switch {
-	case w.header.Get(refusedHeader) != "":
-		return nil, fmt.Errorf("%w: %s", errMapRefused, w.header.Get(refusedHeader))
-	case w.status != http.StatusOK:
-		return nil, fmt.Errorf("source map: status %d", w.status)
-	case w.over:
-		return nil, fmt.Errorf("source map: over %d bytes", maxReadBody)
-	}
-	return sourcemap.Parse("", w.body)
-}
-
-// mapWriter is the ResponseWriter of a source map's fetch: it keeps at
-// most maxReadBody bytes.
-type mapWriter struct {
-	header http.Header
-	status int
-	body   []byte
-	over   bool
-}
-
-func (w *mapWriter) Header() http.Header { return w.header }
-
-func (w *mapWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-}
-
-func (w *mapWriter) Write(p []byte) (int, error) {
-	w.WriteHeader(http.StatusOK)
-	if len(w.body)+len(p) > maxReadBody {
-		w.over = true
-		return 0, errors.New("source map too large")
-	}
-	w.body = append(w.body, p...)
-	return len(p), nil
 }
 
 // origin resolves a stack: its first frame of the site's own code, else

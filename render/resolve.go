@@ -41,14 +41,16 @@ func (a *audit) resolveCauses(ctx context.Context) {
 		}
 	}
 	for i := range a.causes.history {
+		h := &a.causes.history[i]
 		if wi := a.causes.historyWrites[i]; wi >= 0 && wi < len(a.causes.writes) {
-			a.causes.history[i].By = r.origin(a.causes.writes[wi].Stack)
+			h.By = r.origin(a.causes.writes[wi].Stack)
 		}
+		h.Defined = redirectDefined(r, h)
 	}
 	for _, d := range data {
 		d.By = r.origin(byURL[withoutFragment(d.URL)])
 	}
-	a.causes.data = data
+	a.causes.data, a.causes.code = data, r.code(r.doc)
 	a.rec.mu.Lock()
 	for i := range a.rec.redirects {
 		cr := &a.rec.redirects[i]
@@ -66,8 +68,19 @@ func (a *audit) resolveCauses(ctx context.Context) {
 				cr.Header, cr.HeaderOf = m.header, pathOf(m.url)
 			}
 		}
+		cr.Defined = redirectDefined(r, cr)
 	}
 	a.rec.mu.Unlock()
+}
+
+// redirectDefined is the line of the site's own code that names the
+// target of a navigation no frame of the site's own code made and no
+// response header asked for; nil otherwise.
+func redirectDefined(r *resolver, cr *compare.ClientRedirect) *compare.SourcePos {
+	if cr.Header != "" || cr.By != nil && cr.By.Own {
+		return nil
+	}
+	return compare.RedirectLine(r.code(cr.From), pathOf(cr.From), pathOf(cr.To))
 }
 
 // initiatorStacks are the stacks of the requests whose origins a report

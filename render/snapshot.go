@@ -168,6 +168,7 @@ func (a *audit) renderDetails(settled settleResult, requests int) *compare.Rende
 		Requests:           requests + int(a.sourceMaps.Load()),
 		SourceMaps:         int(a.sourceMaps.Load()),
 		Data:               a.causes.data,
+		Code:               a.causes.code,
 		Navigations:        a.navigations(),
 		Settled:            settled.settled(),
 		SettledBy:          settled.by,

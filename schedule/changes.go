@@ -132,6 +132,9 @@ func causeKey(f compare.Finding, pageURL string) CauseKey {
 	case c.Source != nil:
 		// The owner's original file: a rebuilt bundle is the same cause.
 		k.Script = c.Source.File
+	case c.Defined != nil:
+		// The owner's file that holds what a library rendered.
+		k.Script = c.Defined.File
 	case c.Library != "" && c.Line == 0 && c.ScriptURL != "":
 		k.Script = c.Library
 	case c.ScriptURL != "" && !c.Inline:
