@@ -205,9 +205,9 @@ func (src *CodeSource) match(words map[uint64]struct{}, paths []string) *codeMat
 	}
 	m := &codeMatch{src: src, share: float64(held) / float64(len(words)+len(paths))}
 	for l, n := range lines {
-		c := &codeMatch{line: l, n: n, size: src.lineWords[l]}
-		if m.line == 0 || n > m.n || n == m.n && (c.size < m.size || c.size == m.size && l < m.line) {
-			m.line, m.n, m.size = l, n, c.size
+		size := src.lineWords[l]
+		if m.line == 0 || n > m.n || n == m.n && (size < m.size || size == m.size && l < m.line) {
+			m.line, m.n, m.size = l, n, size
 		}
 	}
 	return m
