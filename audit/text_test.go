@@ -196,7 +196,7 @@ func TestTextCauseLine(t *testing.T) {
 		{"soft 404", compare.Cause{Kind: compare.CauseSoft404, Mechanism: "render"},
 			"the page says it was not found (rendered page)"},
 		{"meta refresh", compare.Cause{Kind: compare.CauseRedirect, Mechanism: "meta_refresh", Target: "http://shop.example/new", PageTimeMS: ms(1200)},
-			"caused by a meta refresh to http://shop.example/new after 1.2 s"},
+			"caused by a meta refresh to http://shop.example/new after 1.2 s of page time"},
 		{"blocked scripts", compare.Cause{Kind: compare.CauseScript, ScriptURL: "http://shop.example/app.js", Line: 3, BlockedScripts: 2},
 			"caused by /app.js line 3; 2 blocked scripts might also have changed it"},
 		{"long script URL", compare.Cause{Kind: compare.CauseScript, ScriptURL: long, Line: 1},

@@ -234,7 +234,7 @@ func redirectWords(c *Cause, show CauseShow) string {
 		s += " to " + show.Text(c.Target)
 	}
 	if c.PageTimeMS != nil {
-		s += " after " + Millis(*c.PageTimeMS)
+		s += " after " + Millis(*c.PageTimeMS) + " of page time"
 	}
 	switch {
 	case c.Header != "" && c.RequestPath != "":

@@ -98,9 +98,80 @@ func CodeSubject(code string) string {
 	return FieldLabel(subject)
 }
 
+// codeTitles are the titles of the codes whose second part does not read
+// as words after their subject.
+var codeTitles = map[string]string{
+	CodeHTMLOverGooglebotLimit:    "HTML: larger than the 2 MB Googlebot reads",
+	CodeTitleMultiple:             "Title: more than one <title>",
+	CodeMetaDescriptionMultiple:   "Meta description: more than one",
+	CodeTitleLong:                 "Title: too long for search results",
+	CodeMetaDescriptionLength:     "Meta description: too short or too long",
+	CodeMetaDescriptionInBody:     "Meta description: outside the head",
+	CodeCanonicalHeaderMismatch:   "Canonical URL: the Link header says another",
+	CodeCanonicalConflicting:      "Canonical URL: more than one, and they differ",
+	CodeCanonicalInvalid:          "Canonical URL: not a valid address",
+	CodeCanonicalRelative:         "Canonical URL: a relative address",
+	CodeCanonicalInBody:           "Canonical URL: outside the head",
+	CodeCanonicalRoot:             "Canonical URL: points to the home page",
+	CodeCanonicalAlternate:        "Canonical URL: points to another language's page",
+	CodeCanonicalOtherDomain:      "Canonical URL: on another domain",
+	CodeRobotsUnavailableAfter:    "Robots: a date after which not to show the page",
+	CodeRobotsBotNoindex:          "Robots: noindex for some crawlers",
+	CodeRobotsNoindex:             "Robots: the page asks not to be indexed",
+	CodeRobotsNofollow:            "Robots: the page asks not to follow its links",
+	CodeHreflangInvalid:           "hreflang: not a language code",
+	CodeHreflangSpaces:            "hreflang: spaces in the value",
+	CodeHreflangRelative:          "hreflang: a relative address",
+	CodeHreflangMissingHref:       "hreflang: no address",
+	CodeHreflangInBody:            "hreflang: outside the head",
+	CodeHreflangNoSelf:            "hreflang: the page does not list itself",
+	CodeHreflangNoXDefault:        "hreflang: no x-default",
+	CodeJSONLDInvalid:             "Structured data: not valid JSON",
+	CodeLinksNonDescriptive:       "Links: texts that say nothing (“click here”)",
+	CodeLinksUncrawlable:          "Links: crawlers cannot follow them",
+	CodeImagesMissingAlt:          "Images: no alt text",
+	CodePlainMissing:              "Plain fetch: no document",
+	CodePlainTruncated:            "Plain fetch: cut at the size limit",
+	CodePlainNotHTML:              "Plain fetch: not an HTML page",
+	CodeRenderMissing:             "Rendering: no document",
+	CodeRenderTruncated:           "Rendering: cut at the size limit",
+	CodeRenderConsoleErrors:       "Rendering: errors in the console",
+	CodeRenderExceptions:          "Rendering: scripts threw errors",
+	CodeRenderBlockedMethod:       "Rendering: a request other than GET or HEAD was refused",
+	CodeRenderCookiesRefused:      "Rendering: cookies and credentials refused",
+	CodeRenderRefusedFeatures:     "Rendering: browser features refused",
+	CodeRenderWebSocket:           "Rendering: a WebSocket was refused",
+	CodeRenderBlockedRobots:       "Rendering: resources robots.txt disallows",
+	CodeRenderFailedRequests:      "Rendering: requests that failed",
+	CodeRenderNotSettled:          "Rendering: the page never finished loading",
+	CodeRenderBudget:              "Rendering: the request budget ran out",
+	CodeRenderNavigated:           "Rendering: the page navigated away",
+	CodeRenderRedirectScript:      "Rendering: a redirect only browsers follow",
+	CodeRenderRedirectMetaRefresh: "Rendering: a meta refresh redirect",
+	CodeRenderHistoryPath:         "Rendering: a script changed the address",
+	CodeHTMLTooDeep:               "HTML: nested too deeply to read whole",
+	CodeExtractTruncated:          "Report: some values were cut",
+	CodeRobotsDisallowed:          "Robots: robots.txt disallows the page",
+	CodePageSlow:                  "Page: slow to answer",
+	CodeRobotsUnreachable:         "Robots: robots.txt could not be read",
+	CodeLaneError:                 "Lane: failed",
+	CodeLaneSkipped:               "Lane: did not run",
+	CodeLaneBlocked:               "Lane: refused before it left",
+	CodeHeadEndedEarly:            "Head: ended early by a tag that belongs in the body",
+	CodeSoft404:                   "Soft 404: a not-found page answered 200",
+	CodeSoft404RenderOnly:         "Soft 404: not found only after JavaScript",
+	CodeSoft404Handled:            "Soft 404: a not-found route the server answers 404",
+	CodeTitleMissing:              "Title: none",
+	CodeMetaDescriptionMissing:    "Meta description: none",
+}
+
 // CodeTitle names a finding code in a few words for a heading
-// ("Title: only after JavaScript").
+// ("Title: only after JavaScript", "Rendering: a redirect only browsers
+// follow").
 func CodeTitle(code string) string {
+	if t, ok := codeTitles[code]; ok {
+		return t
+	}
 	_, rest, _ := strings.Cut(code, ".")
 	s := CodeSubject(code)
 	w, ok := codeWords[rest]

@@ -83,10 +83,10 @@ func afterLoad(delay int) string {
 	return fmt.Sprintf("%d s after the page loaded", delay)
 }
 
-// afterPageTime phrases when a redirect fired: "after 1.2 s of page time".
+// afterPageTime phrases when a redirect fired as its cause's words do
+// (Millis): "after 250 ms of page time", "after 1.2 s of page time".
 func afterPageTime(t time.Duration) string {
-	s := math.Round(t.Seconds()*10) / 10
-	return "after " + strconv.FormatFloat(s, 'f', -1, 64) + " s of page time"
+	return "after " + Millis(t.Milliseconds()) + " of page time"
 }
 
 // refreshDelay reads the delay of a meta refresh's content ("5; url=/x"),

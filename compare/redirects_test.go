@@ -55,7 +55,12 @@ var clientRedirectCases = []diffCase{
 		in:   redirected(doc("", ""), "history", "http://shop.example/app/home", 800*timeMS, 0),
 		want: []finding{{code: codeHistoryPath, lane: LaneRender, sev: SeverityWarning}},
 		check: all(wantCause(codeHistoryPath, redirectCause("history", "http://shop.example/app/home", 800)),
-			messageHas(codeHistoryPath, "“http://shop.example/app/home”", "after 0.8 s of page time", "first URL"))},
+			messageHas(codeHistoryPath, "“http://shop.example/app/home”", "after 800 ms of page time", "first URL"))},
+	{name: "a redirect's message and cause say its time in one unit",
+		in:   redirected(doc("", ""), "script", "http://shop.example/new", 250*timeMS, 1),
+		want: []finding{{code: codeRedirectScript, lane: LaneRender, sev: SeverityWarning}},
+		check: all(wantCause(codeRedirectScript, redirectCause("script", "http://shop.example/new", 250)),
+			messageHas(codeRedirectScript, "after 250 ms of page time"), causeWordsHave(codeRedirectScript, "after 250 ms of page time"))},
 	{name: "navigation of an unknown kind keeps the general finding",
 		in:   redirected(doc("", ""), "frame", "http://shop.example/other", 2*time.Second, 1),
 		want: []finding{{code: CodeRenderNavigated, lane: LaneRender, sev: SeverityWarning}},
@@ -157,5 +162,27 @@ func TestNest(t *testing.T) {
 	if len(got) != 3 || len(got[0].Consequences) != 1 || got[0].Consequences[0].Code != CodeTitleChanged ||
 		len(got[1].Consequences) != 0 || got[2].Code != CodeH1Changed {
 		t.Errorf("Nest: %+v", got)
+	}
+}
+
+// causeWordsHave checks that the cause of the code's finding, in words,
+// holds each part.
+func causeWordsHave(code string, parts ...string) func(testing.TB, Result) {
+	return func(tb testing.TB, res Result) {
+		tb.Helper()
+		show := CauseShow{Script: func(s string) string { return s }, Text: func(s string) string { return s }}
+		for _, f := range res.Findings {
+			if f.Code != code {
+				continue
+			}
+			words := CauseWords(f.Cause, show)
+			for _, p := range parts {
+				if !strings.Contains(words, p) {
+					tb.Errorf("%s cause lacks %q: %s", code, p, words)
+				}
+			}
+			return
+		}
+		tb.Errorf("no %s finding; got %s", code, codesOf(res))
 	}
 }

@@ -79,11 +79,22 @@ type Answer struct {
 // Sentence says the answer in words.
 func (a Answer) Sentence() string {
 	if a.Match {
-		return fmt.Sprintf("A LektaBot request matching this line was made at %s UTC from %s by audit lane %s.",
-			a.At.UTC().Format("15:04:05.000"), a.Source, a.Lane)
+		return fmt.Sprintf("A LektaBot request matching this line was made at %s UTC from %s by %s.",
+			a.At.UTC().Format("15:04:05.000"), a.Source, laneWords(a.Lane))
 	}
 	return fmt.Sprintf("No LektaBot request to %s matches within ±%g s: the request was not ours.",
 		a.Host, a.Window.Seconds())
+}
+
+// laneWords names a lane as a site operator reads it.
+func laneWords(lane string) string {
+	switch lane {
+	case "plain":
+		return "the plain fetch (an HTTP GET without JavaScript)"
+	case "render":
+		return "the browser render (headless Chromium)"
+	}
+	return "a LektaBot fetch"
 }
 
 // Verifier answers claims from a Store.

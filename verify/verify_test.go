@@ -187,7 +187,7 @@ func TestVerify(t *testing.T) {
 				if !a.At.Equal(recs[0].At) && tc.lane == LaneRender {
 					t.Errorf("At = %v, want the record's %v", a.At, recs[0].At)
 				}
-				if !strings.Contains(s, "from "+c.Client.String()+" by audit lane "+tc.lane) {
+				if !strings.Contains(s, "from "+c.Client.String()+" by "+laneWords(tc.lane)) {
 					t.Errorf("Sentence = %q", s)
 				}
 			} else if s != "No LektaBot request to shop.example matches within ±5 s: the request was not ours." {
@@ -196,7 +196,7 @@ func TestVerify(t *testing.T) {
 		})
 	}
 	a, _ := v.Verify(context.Background(), mustParse(t, line(sent, "198.51.100.4", "GET /p?q=1 HTTP/1.1", render)))
-	if got := a.Sentence(); got != "A LektaBot request matching this line was made at 12:03:41.208 UTC from 198.51.100.4 by audit lane render." {
+	if got := a.Sentence(); got != "A LektaBot request matching this line was made at 12:03:41.208 UTC from 198.51.100.4 by the browser render (headless Chromium)." {
 		t.Errorf("Sentence = %q", got)
 	}
 }

@@ -101,7 +101,7 @@ func TestRequestRecordsAgreeWithSiteLog(t *testing.T) {
 	}
 	code, out, errOut = verifyLine(page.CombinedLine(true))
 	if code != exitOK || !strings.Contains(out, "A LektaBot request matching this line was made at") ||
-		!strings.Contains(out, "from 127.0.0.1 by audit lane render") {
+		!strings.Contains(out, "from 127.0.0.1 by the browser render (headless Chromium)") {
 		t.Fatalf("verify of our line %q: exit %d\n%s%s", page.CombinedLine(true), code, out, errOut)
 	}
 	if code, out, _ = verifyLine(page.CombinedLine(false), "--host", "shop.example"); code != exitOK {
