@@ -20,7 +20,8 @@ import (
 var (
 	// ErrNotFound: no member, site or session has that id (or key).
 	ErrNotFound = errors.New("no such record")
-	// ErrExists: a member with that email already exists.
+	// ErrExists: a member with that email already exists, or the member
+	// saved that URL already (a *SiteExistsError says which site).
 	ErrExists = errors.New("already exists")
 	// ErrRevoked: the key belongs to a member whose access was revoked.
 	ErrRevoked = errors.New("the key was revoked")
@@ -181,9 +182,10 @@ func (db *DB) member(ctx context.Context, col, v string) (Member, error) {
 	return m, nil
 }
 
-// MemberByKey returns the member whose API key this is: ErrNotFound for an
-// unknown key, ErrRevoked (with the member) for a revoked one. The stored
-// hash is compared in constant time.
+// MemberByKey returns the member whose API key this is (the key the
+// operator gave, or one the member made: AddAPIKey): ErrNotFound for an
+// unknown key or a revoked own key, ErrRevoked (with the member) for a
+// revoked member's. The stored hash is compared in constant time.
 func (db *DB) MemberByKey(ctx context.Context, key string) (Member, error) {
 	if !strings.HasPrefix(key, KeyPrefix) || len(key) > 128 {
 		return Member{}, ErrNotFound
@@ -197,7 +199,7 @@ func (db *DB) MemberByKey(ctx context.Context, key string) (Member, error) {
 	err := db.sql.QueryRowContext(ctx, db.rebind("SELECT id, email, created_at, revoked_at, key_hash FROM members WHERE key_hash = ?"), hash).
 		Scan(&m.ID, &m.Email, &c, &r, &stored)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Member{}, ErrNotFound
+		return db.memberByOwnKey(ctx, hash)
 	}
 	if err != nil {
 		return Member{}, db.unavailable("read member from "+db.where, err)

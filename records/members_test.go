@@ -3,6 +3,7 @@ package records
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -87,9 +88,9 @@ func TestSitesAndHistory(t *testing.T) {
 			// The limit holds under concurrent saves.
 			var wg sync.WaitGroup
 			errs := make(chan error, 8)
-			for range 8 {
+			for i := range 8 {
 				wg.Go(func() {
-					_, err := db.AddSite(bg, Site{MemberID: m.ID, URL: "https://shop.example/", Schedule: "daily"}, 3, now)
+					_, err := db.AddSite(bg, Site{MemberID: m.ID, URL: fmt.Sprintf("https://shop.example/%d", i), Schedule: "daily"}, 3, now)
 					errs <- err
 				})
 			}

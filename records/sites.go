@@ -41,9 +41,38 @@ func scanSite(row interface{ Scan(...any) error }) (Site, error) {
 // NewSecret is a webhook secret: 256 random bits, base32.
 func NewSecret() string { return "whsec_" + rand.Text() + rand.Text() }
 
+// SiteExistsError refuses to save a URL its member has saved already; ID
+// and URL are the saved site's (the oldest, where a database written
+// before URLs were unique holds copies). It wraps ErrExists.
+type SiteExistsError struct {
+	ID, URL string
+}
+
+func (e *SiteExistsError) Error() string {
+	return fmt.Sprintf("%s: %s is saved already, as site %s", ErrExists, e.URL, e.ID)
+}
+
+func (e *SiteExistsError) Unwrap() error { return ErrExists }
+
+// savedURL is a *SiteExistsError naming the member's site, other than
+// except, that holds url; nil when there is none.
+func (db *DB) savedURL(ctx context.Context, q querier, memberID, url, except string) error {
+	var id string
+	err := q.QueryRowContext(ctx, db.rebind("SELECT id FROM sites WHERE member_id = ? AND url = ? AND id <> ? ORDER BY created_at, id LIMIT 1"),
+		memberID, url, except).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return db.unavailable("look up saved URLs in "+db.where, err)
+	}
+	return &SiteExistsError{ID: id, URL: url}
+}
+
 // AddSite saves s for its member, giving it an id and a badge token, unless
-// the member already has limit sites (ErrLimit). The count and the insert
-// are one transaction, so two requests at once cannot pass the limit.
+// the member saved its URL already (*SiteExistsError) or has limit sites
+// (ErrLimit). The checks and the insert are one transaction, so two
+// requests at once can neither save a URL twice nor pass the limit.
 func (db *DB) AddSite(ctx context.Context, s Site, limit int, now time.Time) (Site, error) {
 	s.ID, s.BadgeToken = newID("s_"), rand.Text()
 	sealed, err := db.sealer.seal(s.ID, s.WebhookSecret)
@@ -60,6 +89,9 @@ func (db *DB) AddSite(ctx context.Context, s Site, limit int, now time.Time) (Si
 			if _, err := q.ExecContext(ctx, "SELECT id FROM members WHERE id = $1 FOR UPDATE", s.MemberID); err != nil {
 				return db.unavailable("lock member in "+db.where, err)
 			}
+		}
+		if err := db.savedURL(ctx, q, s.MemberID, s.URL, ""); err != nil {
+			return err
 		}
 		var n int
 		if err := q.QueryRowContext(ctx, db.rebind("SELECT count(*) FROM sites WHERE member_id = ?"), s.MemberID).Scan(&n); err != nil {
@@ -143,21 +175,57 @@ func (db *DB) sites(ctx context.Context, where string, args ...any) ([]Site, err
 	return out, nil
 }
 
-// UpdateSite stores s's URL, schedule and webhook.
+// UpdateSite stores s's URL, schedule and webhook. A URL the member saved
+// for another site is refused with a *SiteExistsError; the check and the
+// change are one transaction, as in AddSite.
 func (db *DB) UpdateSite(ctx context.Context, s Site, now time.Time) error {
 	sealed, err := db.sealer.seal(s.ID, s.WebhookSecret)
 	if err != nil {
 		return fmt.Errorf("update site %s: %w", s.ID, err)
 	}
-	res, err := db.exec(ctx, "update site "+s.ID, "UPDATE sites SET url = ?, schedule = ?, webhook_url = ?, webhook_secret = ?, updated_at = ? WHERE id = ?",
-		s.URL, s.Schedule, s.WebhookURL, sealed, ms(now), s.ID)
-	if err != nil {
-		return err
+	ctx, cancel := db.call(ctx)
+	defer cancel()
+	return db.writeTx(ctx, func(q querier) error {
+		if db.kind == PostgreSQL {
+			// One member's saves and changes queue behind each other.
+			lock := "SELECT id FROM members WHERE id = (SELECT member_id FROM sites WHERE id = $1) FOR UPDATE"
+			if _, err := q.ExecContext(ctx, lock, s.ID); err != nil {
+				return db.unavailable("lock member in "+db.where, err)
+			}
+		}
+		var member, was string
+		err := q.QueryRowContext(ctx, db.rebind("SELECT member_id, url FROM sites WHERE id = ?"), s.ID).Scan(&member, &was)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("update site %s: %w", s.ID, ErrNotFound)
+		}
+		if err != nil {
+			return db.unavailable("update site "+s.ID+" in "+db.where, err)
+		}
+		set := "url = ?, schedule = ?, webhook_url = ?, webhook_secret = ?, updated_at = ?"
+		if was != s.URL {
+			if err := db.savedURL(ctx, q, member, s.URL, s.ID); err != nil {
+				return err
+			}
+			set += ", duplicate_of = ''" // a copy with a URL of its own is unique again
+		}
+		_, err = q.ExecContext(ctx, db.rebind("UPDATE sites SET "+set+" WHERE id = ?"), s.URL, s.Schedule, s.WebhookURL, sealed, ms(now), s.ID)
+		if err != nil {
+			return db.unavailable("update site "+s.ID+" in "+db.where, err)
+		}
+		return nil
+	})
+}
+
+// HistoryCount is how many re-audits the site's history holds: what
+// DeleteSite removes with it.
+func (db *DB) HistoryCount(ctx context.Context, siteID string) (int, error) {
+	ctx, cancel := db.call(ctx)
+	defer cancel()
+	var n int
+	if err := db.sql.QueryRowContext(ctx, db.rebind("SELECT count(*) FROM history WHERE site_id = ?"), siteID).Scan(&n); err != nil {
+		return 0, db.unavailable("count history of "+siteID+" in "+db.where, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("update site %s: %w", s.ID, ErrNotFound)
-	}
-	return nil
+	return n, nil
 }
 
 // DeleteSite removes the site and its history.

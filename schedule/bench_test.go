@@ -51,7 +51,7 @@ func seedSites(tb testing.TB, db *records.DB, n int) {
 		q = "INSERT INTO sites (id, member_id, url, schedule, badge_token, created_at, updated_at) VALUES ($1, $2, $3, 'daily', $4, 0, 0)"
 	}
 	for i := range n {
-		if _, err := tx.Exec(q, fmt.Sprintf("s_%08d", i), m.ID, fmt.Sprintf("https://h%d.example/", i%500), fmt.Sprintf("b%08d", i)); err != nil {
+		if _, err := tx.Exec(q, fmt.Sprintf("s_%08d", i), m.ID, fmt.Sprintf("https://h%d.example/p%d", i%500, i), fmt.Sprintf("b%08d", i)); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -71,6 +71,9 @@ type Summary struct {
 	// now while a fresh result was cached), CacheAgeS the result's age.
 	Cached    bool  `json:"cached,omitempty"`
 	CacheAgeS int64 `json:"cache_age_s,omitempty"`
+	// StartedMS is when the audit behind the report started (Unix ms):
+	// two cached answers of one result share it, whatever their ids.
+	StartedMS int64 `json:"started_ms,omitempty"`
 }
 
 // FieldChange is one field of one lane that changed since the previous
@@ -106,6 +109,9 @@ type Changes struct {
 // Summarize keeps what change tracking compares of a report.
 func Summarize(r *audit.Report) Summary {
 	s := Summary{Status: string(r.Status), Findings: []FindingKey{}, Cached: r.Cached, CacheAgeS: r.CacheAgeS}
+	if !r.StartedAt.IsZero() {
+		s.StartedMS = r.StartedAt.UnixMilli()
+	}
 	if r.Verdict != nil {
 		s.TextShare, s.LinkShare = r.Verdict.TextShare, r.Verdict.LinkShare
 	}

@@ -26,6 +26,9 @@ type ReauditArgs struct {
 	// Reason says in words why a member's run-now starts later than it
 	// was asked for (the start its URL reserved; Admit keeps it by URL).
 	Reason string `json:"reason,omitempty"`
+	// Fresh marks a member's run-now that the result cache answered: the
+	// fresh run it asked for, which waits while a cached result is fresh.
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // Kind is River's name for the job.
@@ -177,38 +180,49 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 		return err
 	}
 	rep, err := s.runner.Run(ctx, req)
+	if rep, err = s.ranReport(ctx, row, site, rep, err, trigger == audit.TriggerScheduled || a.Fresh); err != nil {
+		return err
+	}
+	return s.record(ctx, site, id, due, trigger, rep, prev)
+}
+
+// ranReport is what the run of the re-audit of site answered (rep, err)
+// means for its job: the report to record, or the error (River retries)
+// or snooze (no attempt counted) that puts the job off. waitStale: a
+// cached answer is not a run; the job waits until the result is stale.
+func (s *Scheduler) ranReport(ctx context.Context, row *rivertype.JobRow, site records.Site, rep *audit.Report, err error, waitStale bool) (*audit.Report, error) {
 	var ny *audit.NotYet
 	switch {
 	case errors.As(err, &ny):
 		// Not a run: put off until the limiter allows one.
-		return river.JobSnooze(max(ny.Until.Sub(s.cfg.Now()), time.Second))
+		return nil, river.JobSnooze(max(ny.Until.Sub(s.cfg.Now()), time.Second))
 	case err != nil && rep == nil:
 		s.unmarkStarted(row) // it did not start: the retry may run it
 	}
 	switch {
 	case ctx.Err() != nil && rep == nil:
-		return river.JobSnooze(0) // stopping: run it at the next start
+		return nil, river.JobSnooze(0) // stopping: run it at the next start
 	case err != nil && rep == nil:
 		if !errors.Is(err, policy.ErrInvalidURL) && !errors.Is(err, policy.ErrTargetRefused) {
 			// The store did not answer, or a joined audit (of a dead
 			// instance) was abandoned: no run happened, River retries.
-			return fmt.Errorf("re-audit %s: %w", site.ID, err)
+			return nil, fmt.Errorf("re-audit %s: %w", site.ID, err)
 		}
-		rep = &audit.Report{ID: "", Status: audit.StatusError, Reason: err.Error()}
+		return &audit.Report{ID: "", Status: audit.StatusError, Reason: err.Error()}, nil
 	case rep.Status == audit.StatusCancelled:
 		// The service was shutting down before or while it ran: not a
 		// run; it runs again at the next start.
-		return river.JobSnooze(0)
+		return nil, river.JobSnooze(0)
 	case rep.Joined:
 		// Another job's audit of the same URL answered: this due time
 		// runs on its own later, so each recorded re-audit is one fetch.
-		return river.JobSnooze(joinSnooze)
-	case rep.Cached && trigger == audit.TriggerScheduled:
+		return nil, river.JobSnooze(joinSnooze)
+	case rep.Cached && waitStale:
 		// The site was not contacted and nothing was stored: try again
 		// once the result is no longer fresh.
-		return river.JobSnooze(s.untilStale(rep))
+		return nil, river.JobSnooze(s.untilStale(rep))
 	}
-	return s.record(ctx, site, id, due, trigger, rep, prev)
+	return rep, nil
 }
 
 // summaryOf is the stored summary of entry e, what the next run is

@@ -23,6 +23,9 @@ type MemberRun struct {
 	StartsAt time.Time
 	// Reason says in words why it starts later (audit.WaitReason).
 	Reason string
+	// Fresh: the run a cached answer promised, which waits while the
+	// cached result is fresh (ReauditArgs.Fresh).
+	Fresh bool
 }
 
 // RunNow queues a member-triggered re-audit of the site, requested at at,
@@ -31,10 +34,11 @@ func (s *Scheduler) RunNow(ctx context.Context, siteID string, at time.Time, run
 	at = at.Truncate(time.Millisecond)
 	opts := ReauditArgs{}.InsertOpts()
 	opts.Priority = priorityMember
-	if run.StartsAt.Sub(s.cfg.Now()) > shortWait {
+	if run.Fresh || run.StartsAt.Sub(s.cfg.Now()) > shortWait {
+		// A fresh run is listed as waiting until its start, however near.
 		opts.ScheduledAt = run.StartsAt
 	}
-	args := ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember), Reason: run.Reason}
+	args := ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember), Reason: run.Reason, Fresh: run.Fresh}
 	if _, err := retryLost(ctx, s, func() (*rivertype.JobInsertResult, error) { return s.client.Insert(ctx, args, &opts) }); err != nil {
 		return "", fmt.Errorf("queue re-audit of %s: %w", siteID, err)
 	}
@@ -44,6 +48,9 @@ func (s *Scheduler) RunNow(ctx context.Context, siteID string, at time.Time, run
 // RecordCached records rep, a fresh result the cache answered a member's
 // run-now with at at, as that run (trigger member, the site untouched),
 // compared with the previous entry as any run is, and returns its entry.
+// When the site's latest entry is already rep's result (a cached answer
+// gets an id of its own each time), it is that entry: a cached answer
+// repeated is not another run.
 func (s *Scheduler) RecordCached(ctx context.Context, siteID string, at time.Time, rep *audit.Report) (records.Entry, error) {
 	db := s.cfg.Records
 	site, err := db.Site(ctx, siteID)
@@ -54,6 +61,10 @@ func (s *Scheduler) RecordCached(ctx context.Context, siteID string, at time.Tim
 	var prev *Summary
 	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
 		prev = summaryOf(e)
+		if sameResult(prev, rep) {
+			// The last run is this very result: pressing again adds no row.
+			return e, nil
+		}
 	} else if !errors.Is(err, records.ErrNotFound) {
 		return records.Entry{}, fmt.Errorf("record cached run of %s: %w", siteID, err)
 	}
@@ -82,6 +93,10 @@ type Pending struct {
 	// or a fresh cached result snoozed it.
 	Scheduled bool
 	Due       time.Time
+	// Fresh marks the fresh run a cached run-now answer queued
+	// (MemberRun.Fresh); HistoryID is the id its entry will have.
+	Fresh     bool
+	HistoryID string
 }
 
 // PendingRuns lists the site's re-audits waiting in the queue, run-now
@@ -102,11 +117,19 @@ func (s *Scheduler) PendingRuns(ctx context.Context, siteID string) ([]Pending, 
 			return nil, fmt.Errorf("list pending runs of %s: %w", siteID, err)
 		}
 		p := Pending{StartsAt: j.ScheduledAt, Running: j.State == rivertype.JobStateRunning,
-			Scheduled: a.Trigger != string(audit.TriggerMember), Due: time.UnixMilli(a.DueMS)}
+			Scheduled: a.Trigger != string(audit.TriggerMember), Due: time.UnixMilli(a.DueMS),
+			Fresh: a.Fresh, HistoryID: records.HistoryID(siteID, time.UnixMilli(a.DueMS))}
 		if p.StartsAt.After(s.cfg.Now()) {
 			p.Reason = a.Reason
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// sameResult reports whether the entry summarised by prev recorded the
+// result rep answers with: the audit that started at the same time, for a
+// report with a start.
+func sameResult(prev *Summary, rep *audit.Report) bool {
+	return prev != nil && !rep.StartedAt.IsZero() && prev.StartedMS == rep.StartedAt.UnixMilli()
 }
