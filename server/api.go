@@ -54,6 +54,8 @@ type errorDetail struct {
 	Code        string `json:"code"`
 	Message     string `json:"message"`
 	RetryAfterS int64  `json:"retry_after_s,omitempty"`
+	// SiteID is the member's saved site an already_saved conflict is about.
+	SiteID string `json:"site_id,omitempty"`
 }
 
 // writeJSON writes v with status, every control and bidi character in
@@ -72,7 +74,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func writeError(w http.ResponseWriter, err error) {
 	e := errorFor(err)
 	e.setRetryAfter(w.Header())
-	writeJSON(w, e.Status, errorBody{errorDetail{Code: e.Code, Message: e.Message, RetryAfterS: e.retryAfterSeconds()}})
+	writeJSON(w, e.Status, errorBody{errorDetail{Code: e.Code, Message: e.Message, RetryAfterS: e.retryAfterSeconds(), SiteID: e.SiteID}})
 }
 
 // writeReport writes a finished report: 200, noindex, never cached by proxies.

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html"
 	"net/http"
 	"strings"
+	"time"
 
 	"lekta.dev/lekta/records"
 )
@@ -32,13 +35,25 @@ func (s *Server) badge() http.Handler {
 		if e, err := s.cfg.Members.LatestEntry(r.Context(), site.ID); err == nil {
 			st = stateOf(e)
 		}
-		w.Header().Set("Content-Type", "image/svg+xml")
-		w.Header().Set("Cache-Control", "public, max-age=300")
-		w.Header().Set("X-Robots-Tag", "noindex")
-		// Badges are embedded in other sites' pages.
-		w.Header().Set("Cross-Origin-Resource-Policy", "cross-origin")
-		fmt.Fprint(w, badgeSVG("AI crawlers", st.Words, badgeColors[st.Tone]))
+		serveBadge(w, r, badgeSVG("AI crawlers", st.Words, badgeColors[st.Tone]))
 	})
+}
+
+// serveBadge writes svg with a strong ETag of its bytes and no-cache, so
+// that browsers and proxies ask again each time a page shows the badge
+// and see a new run at once; a request whose If-None-Match matches (a
+// list, a weak W/ tag or *, as http.ServeContent reads it) gets 304 with
+// no body. HEAD gets the headers only.
+func serveBadge(w http.ResponseWriter, r *http.Request, svg string) {
+	sum := sha256.Sum256([]byte(svg))
+	h := w.Header()
+	h.Set("Content-Type", "image/svg+xml")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
+	h.Set("X-Robots-Tag", "noindex")
+	// Badges are embedded in other sites' pages.
+	h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+	http.ServeContent(w, r, "", time.Time{}, strings.NewReader(svg))
 }
 
 // badgeColors are the badge's right half by the state's tone.

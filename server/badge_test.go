@@ -124,12 +124,18 @@ func TestBadgeAndDashboardOfABlockedPage(t *testing.T) {
 // dashboardOf signs in with the member's key and returns the dashboard.
 func (h *memberHarness) dashboardOf(auth map[string]string) string {
 	h.tb.Helper()
+	_, page := h.signIn(auth).send("GET", "/members/sites", nil)
+	return page
+}
+
+// signIn returns a browser signed in with the member's key.
+func (h *memberHarness) signIn(auth map[string]string) *browser {
+	h.tb.Helper()
 	b := &browser{h: h, cookies: map[string]string{}}
 	_, page := b.send("GET", "/members", nil)
 	key := strings.TrimPrefix(auth["Authorization"], "Bearer ")
 	if resp, _ := b.send("POST", "/members/sign-in", map[string][]string{"key": {key}, "csrf": {csrfOf(h.tb, page)}}); resp.StatusCode != http.StatusSeeOther {
 		h.tb.Fatalf("sign in: %d", resp.StatusCode)
 	}
-	_, page = b.send("GET", "/members/sites", nil)
-	return page
+	return b
 }

@@ -36,8 +36,10 @@ type apiError struct {
 	Code       string
 	Message    string
 	RetryAfter time.Duration
-	outcome    string
-	cause      error
+	// SiteID names the saved site a conflict is about.
+	SiteID  string
+	outcome string
+	cause   error
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }

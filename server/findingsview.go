@@ -29,9 +29,10 @@ type findingView struct {
 	Consequences []findingView
 }
 
-// scriptWidth is how many characters of a script URL a cause line shows;
-// CauseURL has all of it.
-const scriptWidth = 32
+// scriptWidth is how many characters of a script URL a cause line shows:
+// the page wraps a long path (.cause breaks anywhere), so only a path
+// longer than any real one is cut; CauseURL has all of it.
+const scriptWidth = 160
 
 // withCause adds a finding's cause line. html/template escapes what comes
 // from the page, so the strings go in as they are, script URLs shortened.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/rand"
 	"crypto/subtle"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/records"
 )
 
@@ -30,11 +30,18 @@ func (s *Server) memberPageRoutes(mux *http.ServeMux) {
 	handle := func(pattern string, h http.Handler) { mux.Handle(pattern, own.Handler(h)) }
 	handle("GET /members", s.signInPage())
 	handle("POST /members/sign-in", s.signIn())
+	handle("POST /members/join", s.joinForm())
+	handle("GET /members/link", s.linkPage())
+	handle("POST /members/link", s.useLink())
+	handle("GET /members/keys", s.memberPage(s.keysPage))
+	handle("POST /members/keys", s.memberPage(s.addKeyForm))
+	handle("POST /members/keys/{id}/revoke", s.memberPage(s.revokeKeyForm))
 	handle("POST /members/sign-out", s.memberPage(s.signOut))
 	handle("GET /members/sites", s.memberPage(s.dashboard))
 	handle("POST /members/sites", s.memberPage(s.addSiteForm))
 	handle("GET /members/sites/{id}", s.memberPage(s.sitePage))
 	handle("POST /members/sites/{id}", s.memberPage(s.changeSiteForm))
+	handle("GET /members/sites/{id}/delete", s.memberPage(s.removePage))
 	handle("POST /members/sites/{id}/delete", s.memberPage(s.deleteSiteForm))
 	handle("POST /members/sites/{id}/run", s.memberPage(s.runSiteForm))
 }
@@ -106,16 +113,23 @@ func (s *Server) cookieName(r *http.Request, name string) string {
 // sessionName is the session cookie's name.
 func (s *Server) sessionName(r *http.Request) string { return s.cookieName(r, sessionCookie) }
 
-// signinFormCookie is the sign-in form's double-submit cookie holding
-// value (removed when maxAge is negative). When Secure it is named with
-// the __Host- prefix, which requires Path "/", as the session cookie is.
-func (s *Server) signinFormCookie(r *http.Request, value string, maxAge int) *http.Cookie {
-	c := &http.Cookie{Name: s.cookieName(r, signinCookie), Value: value, Path: "/members", HttpOnly: true,
+// memberCookie is a cookie of the member pages named name for path,
+// holding value (removed when maxAge is negative): HttpOnly and
+// SameSite=Lax; when Secure it is named with the __Host- prefix, which
+// requires Path "/".
+func (s *Server) memberCookie(r *http.Request, name, path, value string, maxAge int) *http.Cookie {
+	c := &http.Cookie{Name: s.cookieName(r, name), Value: value, Path: path, HttpOnly: true,
 		Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: maxAge}
 	if c.Secure {
 		c.Path = "/"
 	}
 	return c
+}
+
+// signinFormCookie is the sign-in form's double-submit cookie holding
+// value (removed when maxAge is negative).
+func (s *Server) signinFormCookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	return s.memberCookie(r, signinCookie, "/members", value, maxAge)
 }
 
 func (s *Server) signInPage() http.Handler {
@@ -130,12 +144,10 @@ func (s *Server) signInPage() http.Handler {
 	})
 }
 
-// renderSignIn shows the sign-in form with a fresh double-submit token.
+// renderSignIn shows the sign-in form with a fresh double-submit token
+// and msg beside the key field.
 func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	tok := rand.Text()
-	http.SetCookie(w, s.signinFormCookie(r, tok, 3600))
-	w.Header().Set("Cache-Control", "no-store")
-	s.pages.renderPage(w, status, "signin", layout{Title: "Members", NoIndex: true, Data: struct{ CSRF, Error string }{tok, msg}})
+	s.renderSignInPage(w, r, status, signInView{Error: msg})
 }
 
 func sameToken(a, b string) bool {
@@ -163,14 +175,10 @@ func (s *Server) signIn() http.Handler {
 			s.renderSignIn(w, r, http.StatusUnauthorized, "This key is not valid.")
 			return
 		}
-		token, _, err := s.cfg.Members.NewSession(r.Context(), m.ID, s.cfg.Now(), sessionTTL)
-		if err != nil {
+		if err := s.startSession(w, r, m.ID); err != nil {
 			s.renderSignIn(w, r, http.StatusServiceUnavailable, "The records database did not answer; try again in a few seconds.")
 			return
 		}
-		http.SetCookie(w, &http.Cookie{Name: s.sessionName(r), Value: token, Path: "/", HttpOnly: true,
-			Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode, MaxAge: int(sessionTTL / time.Second)})
-		http.SetCookie(w, s.signinFormCookie(r, "", -1))
 		http.Redirect(w, r, "/members/sites", http.StatusSeeOther)
 	})
 }
@@ -202,10 +210,14 @@ func (s *Server) memberPage(h func(w http.ResponseWriter, r *http.Request, ss se
 
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request, ss session) {
 	_ = s.cfg.Members.EndSession(r.Context(), ss.token)
-	http.SetCookie(w, &http.Cookie{Name: s.sessionName(r), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: s.secureCookie(r), SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, s.memberCookie(r, sessionCookie, "/", "", -1))
 	http.Redirect(w, r, "/members", http.StatusSeeOther)
 }
 
+// addSiteForm saves a new site and answers 303 to its page, which shows
+// the webhook secret once; a URL the member saved already answers 303 to
+// that site's page, with a note. A refusal shows the form again, at this
+// address: nothing was saved.
 func (s *Server) addSiteForm(w http.ResponseWriter, r *http.Request, ss session) {
 	in := formInput(r)
 	site := records.Site{MemberID: ss.member.ID}
@@ -213,9 +225,15 @@ func (s *Server) addSiteForm(w http.ResponseWriter, r *http.Request, ss session)
 		s.renderDashboard(w, r, ss, errorFor(err).Status, s.formError(in, err))
 		return
 	}
-	site, err := s.cfg.Members.AddSite(r.Context(), site, s.cfg.SitesPerMember, s.cfg.Now())
-	if err != nil {
-		form := s.newSiteForm(site.URL, site.Schedule, deref(in.WebhookURL))
+	saved, err := s.cfg.Members.AddSite(r.Context(), site, s.cfg.SitesPerMember, s.cfg.Now())
+	var ex *records.SiteExistsError
+	switch {
+	case errors.As(err, &ex):
+		s.leaveNote(w, r, ex.ID, noteSaved)
+		http.Redirect(w, r, "/members/sites/"+ex.ID, http.StatusSeeOther)
+		return
+	case err != nil:
+		form := s.newSiteForm(deref(in.URL), deref(in.Schedule), deref(in.WebhookURL))
 		status := http.StatusServiceUnavailable
 		form.Error = "The records database did not answer; try again in a few seconds."
 		if errors.Is(err, records.ErrLimit) {
@@ -225,7 +243,10 @@ func (s *Server) addSiteForm(w http.ResponseWriter, r *http.Request, ss session)
 		s.renderDashboard(w, r, ss, status, form)
 		return
 	}
-	s.renderSite(w, r, ss, site, http.StatusCreated, s.newSiteForm(site.URL, site.Schedule, site.WebhookURL), site.WebhookSecret)
+	if saved.WebhookURL != "" {
+		s.leaveNote(w, r, saved.ID, noteSecret)
+	}
+	http.Redirect(w, r, "/members/sites/"+saved.ID, http.StatusSeeOther)
 }
 
 // formInput reads the site form; an empty webhook field removes the webhook.
@@ -239,16 +260,37 @@ func (s *Server) siteFormOf(site records.Site) siteForm {
 	return s.newSiteForm(site.URL, site.Schedule, site.WebhookURL)
 }
 
+// sitePage is a saved site's page, with the note a form's redirect left
+// for it: the webhook secret, shown once, or that the URL was saved
+// already.
 func (s *Server) sitePage(w http.ResponseWriter, r *http.Request, ss session) {
 	site, err := s.ownSite(r, ss.member)
 	if err != nil {
-		s.pages.renderPage(w, errorFor(err).Status, "notfound", layout{Title: "No such site", NoIndex: true,
-			Data: map[string]string{"Title": "No such site", "Message": errorFor(err).Message}})
+		s.noSitePage(w, err)
 		return
 	}
-	s.renderSite(w, r, ss, site, http.StatusOK, s.siteFormOf(site), "")
+	form, secret := s.siteFormOf(site), ""
+	switch s.takeNote(w, r, site.ID) {
+	case noteSecret:
+		if site.WebhookURL != "" {
+			secret = site.WebhookSecret
+		}
+	case noteSaved:
+		form.Note = savedWords
+	}
+	s.renderSite(w, r, ss, site, http.StatusOK, form, secret)
 }
 
+// noSitePage says why a site's page cannot be shown: no such site, or
+// another member's.
+func (s *Server) noSitePage(w http.ResponseWriter, err error) {
+	s.pages.renderPage(w, errorFor(err).Status, "notfound", layout{Title: "No such site", NoIndex: true,
+		Data: map[string]string{"Title": "No such site", "Message": errorFor(err).Message}})
+}
+
+// changeSiteForm saves a site's changes and answers 303 to its page, which
+// shows a new webhook secret once. A refusal, such as a URL the member
+// saved as another site (409), shows the form again at this address.
 func (s *Server) changeSiteForm(w http.ResponseWriter, r *http.Request, ss session) {
 	site, err := s.ownSite(r, ss.member)
 	if err != nil {
@@ -261,17 +303,49 @@ func (s *Server) changeSiteForm(w http.ResponseWriter, r *http.Request, ss sessi
 		s.renderSite(w, r, ss, saved, errorFor(err).Status, s.formError(in, err), "")
 		return
 	}
-	if err := s.cfg.Members.UpdateSite(r.Context(), site, s.cfg.Now()); err != nil {
+	err = s.cfg.Members.UpdateSite(r.Context(), site, s.cfg.Now())
+	if ex := (*records.SiteExistsError)(nil); errors.As(err, &ex) {
+		words := "You already saved " + ex.URL + " as another site; change that one, or choose another address."
+		refusal := &fieldError{field: "url", words: words, err: &apiError{Status: http.StatusConflict, Code: codeSaved, Message: words}}
+		s.renderSite(w, r, ss, saved, http.StatusConflict, s.formError(in, refusal), "")
+		return
+	}
+	if err != nil {
 		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
 		return
 	}
-	secret := ""
-	if site.WebhookURL != before {
-		secret = site.WebhookSecret
+	if site.WebhookURL != before && site.WebhookURL != "" {
+		s.leaveNote(w, r, site.ID, noteSecret)
 	}
-	s.renderSite(w, r, ss, site, http.StatusOK, s.siteFormOf(site), secret)
+	http.Redirect(w, r, "/members/sites/"+site.ID, http.StatusSeeOther)
 }
 
+// removePage is GET /members/sites/{id}/delete: what removing the site
+// takes with it, the form that removes it, and a way back. It changes
+// nothing.
+func (s *Server) removePage(w http.ResponseWriter, r *http.Request, ss session) {
+	site, err := s.ownSite(r, ss.member)
+	if err != nil {
+		s.noSitePage(w, err)
+		return
+	}
+	n, err := s.cfg.Members.HistoryCount(r.Context(), site.ID)
+	if err != nil {
+		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		return
+	}
+	data := struct {
+		Site          records.Site
+		CSRF, History string
+	}{site, ss.csrf, ""}
+	if n > 0 {
+		data.History = compare.Plural(n, "history entry", "history entries")
+	}
+	s.pages.renderPage(w, http.StatusOK, "confirm", layout{Title: "Remove a saved site", NoIndex: true, Data: data})
+}
+
+// deleteSiteForm removes the site and its history, then answers 303 to
+// the dashboard.
 func (s *Server) deleteSiteForm(w http.ResponseWriter, r *http.Request, ss session) {
 	site, err := s.ownSite(r, ss.member)
 	if err != nil {

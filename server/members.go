@@ -13,5 +13,6 @@ func (s *Server) memberRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /api/v1/sites/{id}/audits", s.runNow())
 	mux.Handle("GET /api/v1/sites/{id}/history", s.siteHistory())
 	mux.Handle("GET /badge/{file}", s.badge())
+	mux.Handle("POST /api/v1/members", s.joinAPI())
 	s.memberPageRoutes(mux)
 }

@@ -26,6 +26,9 @@ type siteForm struct {
 	Schedules              []scheduleOption
 	// MinWords says the service's minimum interval: "at least 1 hour apart".
 	MinWords string
+	// Note is a fixed sentence about the last save, shown above the page
+	// once ("You already saved this URL; here it is.").
+	Note string
 }
 
 // siteCard is one saved site on the dashboard: a table row at desktop
@@ -155,14 +158,39 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 		Schedule, CSRF, Secret string
 		Badge, BadgeMarkdown   string
 		BadgeHTML, Delivery    string
-		Pending                []pendingRow
-		Entries                []historyRow
-		Form                   siteForm
+		// Relative is set when the snippets are paths (no --public-url).
+		Relative bool
+		Pending  []pendingRow
+		Entries  []historyRow
+		Form     siteForm
 	}{site, scheduleWords(site.Schedule), ss.csrf, secret, badge,
 		"![What AI crawlers see, by Lekta](" + badge + ")",
 		`<img src="` + badge + `" alt="What AI crawlers see, by Lekta" height="20">`,
-		delivery, s.pendingRows(r.Context(), site.ID), rows, form}
-	s.pages.renderPage(w, status, "site", layout{Title: "Saved site", NoIndex: true, Data: data})
+		delivery, s.cfg.PublicURL == "", s.pendingRows(r.Context(), site.ID), rows, form}
+	refresh := siteRefresh(data.Pending, secret != "" || form.Error != "")
+	for i := range data.Pending {
+		data.Pending[i].Refreshes = refresh > 0 && data.Pending[i].Running
+	}
+	s.pages.renderPage(w, status, "site", layout{Title: "Saved site", NoIndex: true, Data: data, Refresh: refresh})
+}
+
+// siteRunRefresh is how often the site page reloads itself while a run is
+// running, as the running report page does.
+const siteRunRefresh = 3
+
+// siteRefresh is the site page's refresh while a run is running: none
+// when nothing runs, or when the page shows what a reload would lose (a
+// secret shown once, a form's error).
+func siteRefresh(pending []pendingRow, keep bool) int {
+	if keep {
+		return 0
+	}
+	for _, p := range pending {
+		if p.Running {
+			return siteRunRefresh
+		}
+	}
+	return 0
 }
 
 // sinceLines is the change log shown on the report page of a re-audit.

@@ -144,7 +144,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 	mux := h.srv.mux
 	for path, item := range obj(s["paths"]) {
 		for method := range obj(item) {
-			if strings.HasPrefix(path, "/api/v1/sites") {
+			if strings.HasPrefix(path, "/api/v1/sites") || path == "/api/v1/members" {
 				continue // served with members only: TestOpenAPIMemberRoutes
 			}
 			concrete := strings.ReplaceAll(path, "{id}", "AAAAAAAAAAAAAAAAAAAAAAAAAA")
@@ -172,7 +172,7 @@ func TestOpenAPIMemberRoutes(t *testing.T) {
 	n := 0
 	for path, item := range obj(loadSpec(t)["paths"]) {
 		for method := range obj(item) {
-			if !strings.HasPrefix(path, "/api/v1/sites") {
+			if !strings.HasPrefix(path, "/api/v1/sites") && path != "/api/v1/members" {
 				continue
 			}
 			n++
@@ -182,8 +182,8 @@ func TestOpenAPIMemberRoutes(t *testing.T) {
 			}
 		}
 	}
-	if n != 7 {
-		t.Errorf("%d member operations documented, want 7", n)
+	if n != 8 {
+		t.Errorf("%d member operations documented, want 8", n)
 	}
 }
 

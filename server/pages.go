@@ -30,6 +30,9 @@ var pageFiles = map[string]string{
 	"signin":    "web/signin.html",
 	"dashboard": "web/dashboard.html",
 	"site":      "web/site.html",
+	"link":      "web/link.html",
+	"keys":      "web/keys.html",
+	"confirm":   "web/confirm.html",
 }
 
 // pages holds the parsed templates, one set per page on a shared layout.
@@ -192,9 +195,12 @@ func (s *Server) reportPage() http.Handler {
 // progressView is the page of an audit queued or running.
 func (s *Server) progressView(st *status) progressView {
 	now := s.cfg.Now()
-	v := progressView{ID: st.id, URL: st.url, State: st.state, Steps: stepViews(audit.Step(st.step)), Typical: s.durations.typical()}
+	v := progressView{ID: st.id, URL: st.url, State: st.state, Steps: stepViews(audit.Step(st.step)), Typical: s.durations.estimate()}
 	if !st.since.IsZero() && st.state == cache.ProgressRunning {
-		v.Elapsed = compare.Duration(max(now.Sub(st.since), 0).Truncate(time.Second))
+		v.Elapsed = "less than a second"
+		if d := now.Sub(st.since); d >= time.Second {
+			v.Elapsed = compare.Duration(d.Truncate(time.Second))
+		}
 	}
 	if d := st.startsAt.Sub(now); st.state == cache.ProgressQueued && d >= time.Second {
 		v.StartsIn = "in " + compare.Duration(d.Truncate(time.Second))

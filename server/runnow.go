@@ -38,6 +38,18 @@ type runAnswer struct {
 	Reason   string        `json:"reason,omitempty"`
 	History  string        `json:"history"`
 	Entry    *historyEntry `json:"entry,omitempty"`
+	// Message says in words what happened, for a cached answer: how old
+	// the result is and when the fresh run starts.
+	Message string `json:"message,omitempty"`
+	// FreshRun is the run a cached answer queued (or joined) for as soon
+	// as the cache allows a fetch.
+	FreshRun *freshRun `json:"fresh_run,omitempty"`
+}
+
+// freshRun is the run a cached run-now answer promises.
+type freshRun struct {
+	HistoryID string    `json:"history_id"`
+	StartsAt  time.Time `json:"starts_at"`
 }
 
 // runNow is POST /api/v1/sites/{id}/audits: a member-triggered re-audit.
@@ -82,14 +94,7 @@ func (s *Server) queueRun(ctx context.Context, m records.Member, site records.Si
 	}
 	history := "/api/v1/sites/" + site.ID + "/history"
 	if rep := t.Ready(); rep != nil && rep.Cached {
-		e, err := s.cfg.Queue.RecordCached(ctx, site.ID, now, rep)
-		if err != nil {
-			return runAnswer{}, notQueued(err)
-		}
-		s.metrics.cacheHits.Inc()
-		s.count(audit.TriggerMember, outcomeCached, hostOf(rep.URL), rep.ID)
-		v := entryView(e)
-		return runAnswer{HistoryID: e.ID, Status: runRecorded, State: runRecorded, History: history, Entry: &v}, nil
+		return s.cachedRun(ctx, site, rep, now, history)
 	}
 	run := runStart(t, now)
 	id, err := s.cfg.Queue.RunNow(ctx, site.ID, now, run)
@@ -110,6 +115,54 @@ func (s *Server) queueRun(ctx context.Context, m records.Member, site records.Si
 		a.Status, a.State, a.Reason = runPending, runPending, run.Reason
 	}
 	return a, nil
+}
+
+// cachedRun answers a run-now the result cache answered: the cached
+// result is the run (a new history entry unless the latest already is that
+// report), and a fresh run is queued for the moment the cache lets the
+// page be fetched again, or joined when one is already waiting.
+func (s *Server) cachedRun(ctx context.Context, site records.Site, rep *audit.Report, now time.Time, history string) (runAnswer, error) {
+	e, err := s.cfg.Queue.RecordCached(ctx, site.ID, now, rep)
+	if err != nil {
+		return runAnswer{}, notQueued(err)
+	}
+	s.metrics.cacheHits.Inc()
+	s.count(audit.TriggerMember, outcomeCached, hostOf(rep.URL), rep.ID)
+	fresh, err := s.freshRun(ctx, site, rep, now)
+	if err != nil {
+		return runAnswer{}, notQueued(err)
+	}
+	v := entryView(e)
+	age := time.Duration(rep.CacheAgeS) * time.Second
+	msg := fmt.Sprintf("Answered from the audit of %s ago; this service fetches a page at most once every %s, so a fresh run starts at %s.",
+		compare.Duration(age.Round(time.Second)), compare.Span(s.cfg.Policy.Limits.CacheTTL), fresh.StartsAt.UTC().Format(pendingTime))
+	return runAnswer{HistoryID: e.ID, Status: runRecorded, State: runRecorded, History: history, Entry: &v, Message: msg, FreshRun: &fresh}, nil
+}
+
+// freshRun is the site's fresh run after a cached answer: the one already
+// waiting, else a new one queued for when the cached result rep is no
+// longer fresh (a second after, by the cache's TTL).
+func (s *Server) freshRun(ctx context.Context, site records.Site, rep *audit.Report, now time.Time) (freshRun, error) {
+	ps, err := s.cfg.Queue.PendingRuns(ctx, site.ID)
+	if err != nil {
+		return freshRun{}, err
+	}
+	for _, p := range ps {
+		if p.Fresh && !p.Running {
+			return freshRun{HistoryID: p.HistoryID, StartsAt: p.StartsAt.UTC()}, nil
+		}
+	}
+	ttl := s.cfg.Policy.Limits.CacheTTL
+	age := time.Duration(rep.CacheAgeS) * time.Second
+	at := now.Add(max(ttl-age, 0) + time.Second).Truncate(time.Second)
+	reason := fmt.Sprintf("the fresh run asked for at %s: the audit of %s answered then, and this service fetches a page at most once every %s",
+		now.UTC().Format(pendingTime), now.Add(-age).UTC().Format(pendingTime), compare.Span(ttl))
+	// Due at its start: the cached answer's entry has the request's time.
+	id, err := s.cfg.Queue.RunNow(ctx, site.ID, at, schedule.MemberRun{StartsAt: at, Reason: reason, Fresh: true})
+	if err != nil {
+		return freshRun{}, err
+	}
+	return freshRun{HistoryID: id, StartsAt: at.UTC()}, nil
 }
 
 // runStart is when a run-now ticket t, submitted at now, may start and
@@ -149,6 +202,8 @@ const pendingTime = "2 Jan 15:04:05 UTC"
 type pendingRow struct {
 	Running, Scheduled    bool
 	StartsAt, Due, Reason string
+	// Refreshes: the page reloads itself while this run runs.
+	Refreshes bool
 }
 
 // pendingRows lists the site's waiting run-now requests; none when the

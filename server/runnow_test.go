@@ -130,3 +130,61 @@ func TestSitePageShowsSnoozedRun(t *testing.T) {
 		t.Fatalf("the site saw %d page requests, want 1: the snoozed run must not reach it", n)
 	}
 }
+
+// freshAnswer is what a cached run-now answer adds: its words and the
+// fresh run it queued or joined.
+type freshAnswer struct {
+	HistoryID string `json:"history_id"`
+	Message   string `json:"message"`
+	FreshRun  *struct {
+		HistoryID string    `json:"history_id"`
+		StartsAt  time.Time `json:"starts_at"`
+	} `json:"fresh_run"`
+}
+
+// TestRunNowCachedQueuesFreshRun: a run now answered from the cache says
+// how old the result is and when a fresh run starts, queues that run once
+// (a second press joins it and adds no history row), and the fresh run
+// then fetches the page (the harness's plain lane: one request in the
+// site's own log) and is
+// recorded as the member's run.
+func TestRunNowCachedQueuesFreshRun(t *testing.T) {
+	h := newMemberHarness(t, memberOpts{runs: 10, limits: func(l *cache.Limits) {
+		l.Windows = []cache.Window{{N: 100, Per: time.Hour}}
+		l.CacheTTL = 3 * time.Second
+	}})
+	_, auth := h.member("ana@example.com")
+	const page = "http://shop.example/js-title.html"
+	site := h.saveSite(auth, `{"url":"`+page+`","schedule":"weekly"}`)
+	h.auditOnce(t, page)
+	seen := len(h.site.HitsOf("shop.example", "/js-title.html"))
+
+	var first freshAnswer
+	for press := range 2 {
+		resp, b := h.do("POST", "/api/v1/sites/"+site.ID+"/audits", "", auth)
+		a := decode[freshAnswer](t, b)
+		if resp.StatusCode != http.StatusCreated || a.FreshRun == nil || !strings.Contains(a.Message, "Answered from the audit of ") ||
+			!strings.Contains(a.Message, "so a fresh run starts at "+a.FreshRun.StartsAt.UTC().Format(pendingTime)) {
+			t.Fatalf("press %d: %d %s; want 201 with the cached result's age and the fresh run's start", press+1, resp.StatusCode, b)
+		}
+		if press == 0 {
+			first = a
+		} else if a.HistoryID != first.HistoryID || a.FreshRun.HistoryID != first.FreshRun.HistoryID {
+			t.Fatalf("press 2 answered %s and fresh run %s, want press 1's %s and %s", a.HistoryID, a.FreshRun.HistoryID, first.HistoryID, first.FreshRun.HistoryID)
+		}
+	}
+	if hist := h.waitHistory(auth, site.ID, 1); len(hist.Entries) != 1 {
+		t.Fatalf("history after two presses: %d entries, want 1", len(hist.Entries))
+	}
+	_, pg := signedIn(t, h, auth).send("GET", "/members/sites/"+site.ID, nil)
+	if !strings.Contains(pg, "Pending: starts at "+first.FreshRun.StartsAt.UTC().Format(pendingTime)) {
+		t.Fatalf("the site page does not show the fresh run waiting:\n%s", pg)
+	}
+	hist := h.waitHistory(auth, site.ID, 2)
+	if e := hist.Entries[0]; e.ID != first.FreshRun.HistoryID || e.Trigger != "member" || e.ReportID == hist.Entries[1].ReportID {
+		t.Fatalf("newest entry %+v, want the fresh run %s, by member, with a report of its own", e, first.FreshRun.HistoryID)
+	}
+	if n := len(h.site.HitsOf("shop.example", "/js-title.html")) - seen; n != 1 {
+		t.Fatalf("the site saw %d page requests for the fresh run, want 1: the run fetched the page once", n)
+	}
+}

@@ -42,18 +42,19 @@ func scheduleOptions(cur string, min time.Duration) []scheduleOption {
 	return opts
 }
 
-// scheduleWords says a saved schedule in words: "daily", "every 6 hours".
+// scheduleWords says a saved schedule in words, as the form's choices do:
+// "Daily, at night", "Every 6 hours".
 func scheduleWords(s string) string {
 	sp, err := schedule.ParseSpec(s, 0)
 	switch {
 	case err != nil:
 		return s
 	case sp.Kind == schedule.Daily:
-		return "daily"
+		return "Daily, at night"
 	case sp.Kind == schedule.Weekly:
-		return "weekly"
+		return "Weekly, at night"
 	}
-	return "every " + compare.Span(sp.Interval)
+	return "Every " + compare.Span(sp.Interval)
 }
 
 // shortDuration is the form value of an interval: "6h", "90m".

@@ -126,6 +126,15 @@ type Config struct {
 	RunsPerHour    int
 	Logger         *slog.Logger
 	Now            func() time.Time
+
+	// Joining is how people become members (JoinClosed by default; see
+	// join.go). JoinOpen needs Mailer and PublicURL: the links it mails
+	// are absolute.
+	Joining Joining
+	// Mailer sends the sign-in links people ask for under JoinOpen.
+	Mailer Mailer
+	// SignInLinkTTL is how long a sign-in link works (DefaultSignInLinkTTL).
+	SignInLinkTTL time.Duration
 }
 
 // Server serves the form, the reports, the API and /bot, and runs audits
@@ -157,6 +166,8 @@ type Server struct {
 	apiReference http.Handler
 	// botPolicy is /bot.
 	botPolicy http.Handler
+	// mailing counts the sign-in links being mailed.
+	mailing sync.WaitGroup
 }
 
 // New validates cfg and returns the Server; the queue starts working
@@ -199,6 +210,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Members != nil && cfg.Guard == nil {
 		return nil, errors.New("server: Members needs a Guard")
 	}
+	if err := checkJoining(&cfg); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	pg, err := newPages()
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -225,8 +239,9 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // the audits running here finish for Config.ShutdownGrace and then cancels
 // them (status cancelled, "the service was shutting down"; one that had
 // not reached the site yet goes back to the queue), and stops the queue,
-// waiting for its workers or for ctx. Audits still queued stay queued:
-// another instance, or this one's next start, runs them.
+// waiting for its workers or for ctx, and then for the sign-in links being
+// mailed. Audits still queued stay queued: another instance, or this
+// one's next start, runs them.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		s.stopping.Store(true)
@@ -234,6 +249,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		defer t.Stop()
 		defer s.cancelHalt(shuttingDown)
 		s.stopErr = s.cfg.Queue.Stop(ctx)
+		s.waitMail(ctx)
 	})
 	return s.stopErr
 }

@@ -45,7 +45,7 @@ func TestSiteForms(t *testing.T) {
 	}{
 		{"refused address", "url", "", url.Values{"url": {"http://10.0.0.7/admin"}, "schedule": {"6h"}, "webhook_url": {"hooks.example/lekta"}}},
 		{"too frequent", "schedule", "at least 1 hour apart", url.Values{"url": {"http://shop.example/p"}, "schedule": {"30m"}, "webhook_url": {""}}},
-		{"refused webhook", "webhook_url", "", url.Values{"url": {"http://shop.example/p"}, "schedule": {"weekly"}, "webhook_url": {"http://127.0.0.1:9/hook"}}},
+		{"refused webhook", "webhook_url", "This webhook address was refused: 127.0.0.1 is a loopback address; a webhook goes only to a public", url.Values{"url": {"http://shop.example/p"}, "schedule": {"weekly"}, "webhook_url": {"http://127.0.0.1:9/hook"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,8 +75,12 @@ func TestSiteForms(t *testing.T) {
 	if sites, _ := h.db.MemberSites(t.Context(), h.mustMember(t, "ana@example.com")); len(sites) != 0 {
 		t.Fatalf("%d sites saved from refused forms", len(sites))
 	}
-	resp, page := b.send("POST", "/members/sites", url.Values{"csrf": {tok}, "url": {"http://shop.example/p"}, "schedule": {"12h"}, "webhook_url": {""}})
-	if resp.StatusCode != http.StatusCreated || !strings.Contains(page, `<option value="12h" selected>Every 12 hours</option>`) || !strings.Contains(page, "<dd>every 12 hours</dd>") {
+	resp, _ := b.send("POST", "/members/sites", url.Values{"csrf": {tok}, "url": {"http://shop.example/p"}, "schedule": {"12h"}, "webhook_url": {""}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d, want 303 to the saved site's page", resp.StatusCode)
+	}
+	resp, page = b.send("GET", resp.Header.Get("Location"), nil)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(page, `<option value="12h" selected>Every 12 hours</option>`) || !strings.Contains(page, "<dd>Every 12 hours</dd>") {
 		t.Fatalf("saved site page: %d\n%s", resp.StatusCode, page)
 	}
 }

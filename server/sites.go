@@ -1,21 +1,15 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/compare"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
-	"lekta.dev/lekta/schedule"
 )
 
 // Defaults of the member limits.
@@ -32,6 +26,7 @@ const (
 	codeBadSchedule  = "bad_schedule"
 	codeTooLarge     = "too_large"
 	codeLimit        = "limit_reached"
+	codeSaved        = "already_saved"
 )
 
 // siteJSON is a saved site as the API shows it.
@@ -55,27 +50,6 @@ type lastWebhook struct {
 	Result string          `json:"result"`
 }
 
-// historyEntry is one re-audit as the API shows it.
-type historyEntry struct {
-	ID         string          `json:"id"`
-	DueAt      audit.Timestamp `json:"due_at"`
-	RanAt      audit.Timestamp `json:"ran_at"`
-	Trigger    string          `json:"trigger"`
-	Status     string          `json:"status"`
-	ReportID   string          `json:"report_id"`
-	ReportURL  string          `json:"report_url,omitempty"`
-	Rule       string          `json:"rule,omitempty"`
-	TextShare  *float64        `json:"text_share,omitempty"`
-	LinkShare  *float64        `json:"link_share,omitempty"`
-	Critical   int             `json:"critical"`
-	Regression bool            `json:"regression"`
-	Changes    json.RawMessage `json:"changes"`
-	// Cached marks a run answered from the result cache; CacheAgeS is the
-	// result's age then.
-	Cached    bool  `json:"cached"`
-	CacheAgeS int64 `json:"cache_age_s,omitempty"`
-}
-
 // siteView is a site as the API shows it.
 func (s *Server) siteView(site records.Site, showSecret bool) siteJSON {
 	v := siteJSON{ID: site.ID, URL: site.URL, Schedule: site.Schedule, WebhookURL: site.WebhookURL,
@@ -89,29 +63,6 @@ func (s *Server) siteView(site records.Site, showSecret bool) siteJSON {
 	return v
 }
 
-func entryView(e records.Entry) historyEntry {
-	h := historyEntry{ID: e.ID, DueAt: audit.At(e.DueAt), RanAt: audit.At(e.RanAt), Trigger: e.Trigger, Status: e.Status, ReportID: e.ReportID,
-		Rule: e.Rule, TextShare: e.TextShare, LinkShare: e.LinkShare, Critical: e.Critical, Regression: e.Regression, Changes: e.Changes}
-	if e.ReportID != "" {
-		h.ReportURL = "/r/" + e.ReportID
-	}
-	if len(h.Changes) == 0 {
-		h.Changes = json.RawMessage("{}")
-	}
-	h.Cached, h.CacheAgeS = cachedRun(e)
-	return h
-}
-
-// cachedRun reads from an entry's summary whether the run was answered
-// from the cache, and the result's age then.
-func cachedRun(e records.Entry) (bool, int64) {
-	var sum schedule.Summary
-	if json.Unmarshal(e.Summary, &sum) != nil {
-		return false, 0
-	}
-	return sum.Cached, sum.CacheAgeS
-}
-
 func unauthorized(msg string) *apiError {
 	return &apiError{Status: http.StatusUnauthorized, Code: codeUnauthorized, Message: msg, outcome: codeUnauthorized}
 }
@@ -122,6 +73,19 @@ func forbiddenSite() *apiError {
 
 func noSite() *apiError {
 	return &apiError{Status: http.StatusNotFound, Code: codeNotFound, Message: "No saved site has this id."}
+}
+
+// savedError is the API's 409 for a URL the member saved already, as
+// another site: the saved site's id in the body and its address in
+// Location. Other errors are memberError's.
+func savedError(w http.ResponseWriter, err error) error {
+	var ex *records.SiteExistsError
+	if !errors.As(err, &ex) {
+		return memberError(err)
+	}
+	w.Header().Set("Location", "/api/v1/sites/"+ex.ID)
+	return &apiError{Status: http.StatusConflict, Code: codeSaved, SiteID: ex.ID, cause: err,
+		Message: "You saved this URL already, as another site; change that one instead: its id is in site_id, its address in Location."}
 }
 
 // memberError maps a records error of the member API.
@@ -242,9 +206,10 @@ func (s *Server) checkSite(in siteInput, site *records.Site) error {
 		if *in.WebhookURL != "" {
 			u, err := s.cfg.Guard.ParseTarget(policy.WithDefaultScheme(*in.WebhookURL))
 			if err != nil {
-				return &fieldError{field: "webhook_url", words: "This webhook address was refused: " + err.Error() + ".",
+				why := refusalWords(err)
+				return &fieldError{field: "webhook_url", words: "This webhook address was refused: " + why + "; a webhook goes only to a public http or https address.",
 					err: &apiError{Status: http.StatusBadRequest, Code: codeTargetRefused,
-						Message: "The webhook_url was refused: " + err.Error() + ".", cause: err}}
+						Message: "The webhook_url was refused: " + why + ".", cause: err}}
 			}
 			site.WebhookURL, site.WebhookSecret = u.String(), records.NewSecret()
 		}
@@ -271,7 +236,7 @@ func (s *Server) createSite() http.Handler {
 				Message: fmt.Sprintf("You have saved the most sites a member may (%d); remove one first.", s.cfg.SitesPerMember)}
 		}
 		if err != nil {
-			return memberError(err)
+			return savedError(w, err)
 		}
 		w.Header().Set("Location", "/api/v1/sites/"+site.ID)
 		writeJSON(w, http.StatusCreated, s.siteView(site, true))
@@ -332,7 +297,7 @@ func (s *Server) patchSite() http.Handler {
 			return err
 		}
 		if err := s.cfg.Members.UpdateSite(r.Context(), site, s.cfg.Now()); err != nil {
-			return memberError(err)
+			return savedError(w, err)
 		}
 		site.UpdatedAt = s.cfg.Now().UTC()
 		writeJSON(w, http.StatusOK, s.siteView(site, site.WebhookURL != before))
@@ -354,62 +319,13 @@ func (s *Server) deleteSite() http.Handler {
 	})
 }
 
-// historyParams are the query parameters of the history.
-var historyParams = []string{"limit", "before"}
-
-// historyQuery reads ?limit= and ?before= of the history; its refusals
-// speak of those parameters.
-func historyQuery(q url.Values) (limit int, before time.Time, err error) {
-	for name := range q {
-		if !slices.Contains(historyParams, name) {
-			return 0, before, badRequest("The history takes the parameters limit and before; " + name + " is not one of them.")
-		}
+// refusalWords is why the guard refused an address, without the name of
+// its error kind ("target refused: 10.0.0.5 is a private address" says
+// "10.0.0.5 is a private address").
+func refusalWords(err error) string {
+	msg := err.Error()
+	for _, kind := range []error{policy.ErrTargetRefused, policy.ErrInvalidURL} {
+		msg = strings.TrimPrefix(msg, kind.Error()+": ")
 	}
-	limit = 20
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 100 {
-			return 0, before, badRequest("The limit parameter must be a whole number from 1 to 100.")
-		}
-		limit = n
-	}
-	if v := q.Get("before"); v != "" {
-		if before, err = time.Parse(time.RFC3339Nano, v); err != nil {
-			return 0, before, badRequest("The before parameter must be a time such as 2026-12-01T03:00:00.000Z: the ran_at of the last entry you have, or follow the next link.")
-		}
-	}
-	return limit, before, nil
-}
-
-// siteHistory is GET /api/v1/sites/{id}/history?limit=&before=. Its next
-// link is there only when there is a next page.
-func (s *Server) siteHistory() http.Handler {
-	return s.memberAPI(func(w http.ResponseWriter, r *http.Request, m records.Member) error {
-		site, err := s.ownSite(r, m)
-		if err != nil {
-			return err
-		}
-		limit, before, err := historyQuery(r.URL.Query())
-		if err != nil {
-			return err
-		}
-		// One entry more than asked says whether a next page exists.
-		es, err := s.cfg.Members.History(r.Context(), site.ID, limit+1, before)
-		if err != nil {
-			return memberError(err)
-		}
-		out := struct {
-			Entries []historyEntry `json:"entries"`
-			Next    string         `json:"next,omitempty"`
-		}{Entries: []historyEntry{}}
-		if len(es) > limit {
-			es = es[:limit]
-			out.Next = fmt.Sprintf("/api/v1/sites/%s/history?limit=%d&before=%s", site.ID, limit, url.QueryEscape(es[len(es)-1].RanAt.UTC().Format(time.RFC3339Nano)))
-		}
-		for _, e := range es {
-			out.Entries = append(out.Entries, entryView(e))
-		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
-	})
+	return msg
 }

@@ -36,6 +36,8 @@ type memberOpts struct {
 	runs        int
 	// config changes the server's configuration.
 	config func(*Config)
+	// gated holds every render until the test opens the gate.
+	gated bool
 }
 
 func newMemberHarness(tb testing.TB, o memberOpts) *memberHarness {
@@ -69,6 +71,9 @@ func newMemberHarness(tb testing.TB, o memberOpts) *memberHarness {
 		c.started = func(s *schedule.Scheduler) { sched = s }
 		if o.config != nil {
 			o.config(&c.Config)
+		}
+		if o.gated {
+			gated(c)
 		}
 	})
 	return &memberHarness{harness: h, db: db, sched: sched}

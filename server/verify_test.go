@@ -72,7 +72,7 @@ func TestVerifyAPI(t *testing.T) {
 	got := decode[map[string]any](t, b)
 	if got["match"] != true || got["verifiable"] != true || got["lane"] != "render" || got["source"] != "198.51.100.4" ||
 		got["time"] != "2026-12-01T12:03:41.208Z" ||
-		got["message"] != "A LektaBot request matching this line was made at 12:03:41.208 UTC from 198.51.100.4 by audit lane render." {
+		got["message"] != "A LektaBot request matching this line was made at 12:03:41.208 UTC from 198.51.100.4 by the browser render (headless Chromium)." {
 		t.Errorf("answer to our line: %s", b)
 	}
 	if len(got) != 6 {
@@ -148,7 +148,7 @@ func TestVerifyForm(t *testing.T) {
 	}
 	resp, page = post(url.Values{"line": {logLine(verifyT0, "198.51.100.4", "/page?a=1")}}, nil)
 	wantStatus(t, resp, []byte(page), http.StatusOK)
-	if !strings.Contains(page, `data-match="true"`) || !strings.Contains(page, "by audit lane render") || strings.Contains(page, "SECRETAUDIT") {
+	if !strings.Contains(page, `data-match="true"`) || !strings.Contains(page, "by the browser render (headless Chromium)") || strings.Contains(page, "SECRETAUDIT") {
 		t.Errorf("answer page:\n%s", page)
 	}
 	resp, page = post(url.Values{"line": {logLine(verifyT0, "198.51.100.4", "/other")}}, nil)

@@ -117,6 +117,9 @@ type item struct {
 type laneRow struct {
 	Label         string
 	Plain, Render string
+	// Long marks values that are one long token (a URL, a user agent):
+	// they may break anywhere rather than widen the page.
+	Long bool
 }
 
 // blockedRow counts the render lane's blocked requests of one reason.
@@ -259,22 +262,67 @@ func laneRows(r *audit.Report) []laneRow {
 		return compare.Millis(l.DurationMS)
 	}
 	rows := []laneRow{
-		{"outcome", outcome(p), outcome(q)},
-		{"HTTP status", status(p), status(q)},
-		{"final URL", p.FinalURL, q.FinalURL},
-		{"user agent", p.UserAgent, q.UserAgent},
-		{"content type", p.ContentType, q.ContentType},
-		{"size", compare.Size(p.Bytes), compare.Size(q.Bytes)},
-		{"time to first byte", compare.Millis(p.TTFBMS), compare.Millis(q.TTFBMS)},
-		{"lane duration", took(p), took(q)},
-		{"redirects", strconv.Itoa(len(p.Redirects)), strconv.Itoa(len(q.Redirects))},
-		{"requests made", "1 (plus redirects)", strconv.Itoa(r.Lanes.Render.Requests)},
+		{"outcome", outcome(p), outcome(q), false},
+		{"HTTP status", status(p), status(q), false},
+		{"final URL", p.FinalURL, q.FinalURL, true},
+		{"user agent", p.UserAgent, q.UserAgent, true},
+		{"content type", p.ContentType, q.ContentType, true},
+		{"size", compare.Size(p.Bytes), compare.Size(q.Bytes), false},
+		{"time to first byte", compare.Millis(p.TTFBMS), compare.Millis(q.TTFBMS), false},
+		{"lane duration", took(p), took(q), false},
+		{"redirects", strconv.Itoa(len(p.Redirects)), strconv.Itoa(len(q.Redirects)), false},
+		{"requests made", plainRequests(p), renderRequests(q, r.Lanes.Render.Requests), false},
 	}
-	settled := "no (the page kept loading until the cap)"
-	if r.Lanes.Render.Settled {
-		settled = "yes"
+	if p.HTTPStatus == 0 || q.HTTPStatus == 0 {
+		for i := range rows {
+			if rows[i].Label == "time to first byte" || rows[i].Label == "size" {
+				rows[i].Plain, rows[i].Render = noAnswer(p, rows[i].Plain), noAnswer(q, rows[i].Render)
+			}
+		}
 	}
-	return append(rows, laneRow{"network settled", "n/a", settled})
+	return append(rows, laneRow{"network settled", "n/a", settledWords(q, r.Lanes.Render.Settled), false})
+}
+
+// noAnswer is a lane's value, or "n/a" when the lane got no response.
+func noAnswer(l *audit.LaneReport, v string) string {
+	if l.HTTPStatus == 0 {
+		return "n/a"
+	}
+	return v
+}
+
+// plainRequests says what the plain lane asked the site for: one GET and
+// its redirects, none when it did not run.
+func plainRequests(l *audit.LaneReport) string {
+	switch {
+	case l.Outcome == audit.OutcomeSkipped:
+		return "none (it did not run)"
+	case l.HTTPStatus == 0:
+		return "1, unanswered"
+	case len(l.Redirects) > 0:
+		return strconv.Itoa(1+len(l.Redirects)) + " (" + compare.Plural(len(l.Redirects), "redirect", "redirects") + " followed)"
+	}
+	return "1"
+}
+
+// renderRequests says how many requests the render lane made.
+func renderRequests(l *audit.LaneReport, n int) string {
+	if l.Outcome == audit.OutcomeSkipped || n == 0 && l.HTTPStatus == 0 {
+		return "none (it did not run)"
+	}
+	return strconv.Itoa(n)
+}
+
+// settledWords says whether the rendered page stopped loading: not
+// asked when no page loaded.
+func settledWords(l *audit.LaneReport, settled bool) string {
+	switch {
+	case l.Outcome == audit.OutcomeSkipped || l.HTTPStatus == 0:
+		return "n/a (no page loaded)"
+	case settled:
+		return "yes"
+	}
+	return "no (the page kept loading until the cap)"
 }
 
 // renderOnlyLinks lists the rendered page's links the plain lane lacks.
@@ -310,7 +358,8 @@ type progressView struct {
 	// Steps are the audit's steps, the running one marked; empty while
 	// queued or when the audit runs in another process (a join).
 	Steps []stepView
-	// Typical is the typical audit duration shown to the waiting reader.
+	// Typical says how long audits take here, in a sentence, for the
+	// waiting reader (durations.estimate).
 	Typical string
 }
 

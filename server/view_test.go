@@ -171,12 +171,12 @@ func TestReportPageCauses(t *testing.T) {
 	page := rec.Body.String()
 	for _, want := range []string{
 		`<p class="message">The title “Blue Stoneware Kettle | Lekta Test Shop” is set by JavaScript; AI crawlers that do not render see a page without a title. Put it in the server HTML.</p>` +
-			`<p class="cause" title="http://shop.example/static/js/vendor/chunks/app.3f9c1d2e.js">Caused by /static/js/…/app.3f9c1d2e.js line 12, column 5, at 340 ms of page time (2 earlier scripts also wrote it); 1 blocked script might also have changed it</p>`,
+			`<p class="cause" title="http://shop.example/static/js/vendor/chunks/app.3f9c1d2e.js">Caused by /static/js/vendor/chunks/app.3f9c1d2e.js line 12, column 5, at 340 ms of page time (2 earlier scripts also wrote it); 1 blocked script might also have changed it</p>`,
 		`<p class="cause">Caused by an inline script in the page, line 14, at 120 ms of page time</p>`,
 		`<p class="cause" title="http://shop.example/static/app.js">Caused by /api/products (which holds 80% of it), fetched by src/pages.jsx line 12, column 3 (in /static/app.js); rendered by React</p>`,
 		`<p class="cause">Caused by an &lt;iframe&gt; on line 48 of the server HTML</p>`,
 		`<p class="cause">The page says it was not found (rendered page)</p>`,
-		`<p class="cause">Caused by a meta refresh to http://shop.example/kettles/blue after 1.2 s</p>`,
+		`<p class="cause">Caused by a meta refresh to http://shop.example/kettles/blue after 1.2 s of page time</p>`,
 		`title="http://evil.example/&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;.js"`,
 		`Caused by /api/&lt;img src=x onerror=alert(2)&gt;, fetched by evil.example/`,
 	} {
@@ -235,4 +235,40 @@ func causesFixture(t *testing.T) (*pages, *audit.Report) {
 		t.Fatal(err)
 	}
 	return p, r
+}
+
+// TestLaneRowsOfLanesThatDidNotRun: the lane details of an unreachable
+// site say only what happened: the plain lane's one unanswered request,
+// and a render lane that never ran neither "kept loading" nor made
+// requests; a lane with redirects counts them as requests.
+func TestLaneRowsOfLanesThatDidNotRun(t *testing.T) {
+	t.Parallel()
+	r := &audit.Report{Status: audit.StatusError}
+	r.Lanes.Plain = audit.LaneReport{Outcome: audit.OutcomeError, Error: "connection refused"}
+	r.Lanes.Render.LaneReport = audit.LaneReport{Outcome: audit.OutcomeSkipped}
+	got := map[string][2]string{}
+	for _, row := range laneRows(r) {
+		got[row.Label] = [2]string{row.Plain, row.Render}
+		for _, v := range []string{row.Plain, row.Render} {
+			if strings.Contains(v, "kept loading") || strings.Contains(v, "plus redirects") {
+				t.Errorf("%s: %q is not true of a lane that never got a page", row.Label, v)
+			}
+		}
+	}
+	want := map[string][2]string{
+		"requests made":      {"1, unanswered", "none (it did not run)"},
+		"network settled":    {"n/a", "n/a (no page loaded)"},
+		"time to first byte": {"n/a", "n/a"},
+	}
+	for label, w := range want {
+		if got[label] != w {
+			t.Errorf("%s: %q, want %q", label, got[label], w)
+		}
+	}
+	r.Lanes.Plain = audit.LaneReport{Outcome: audit.OutcomeOK, HTTPStatus: 200, Redirects: make([]compare.Redirect, 2)}
+	for _, row := range laneRows(r) {
+		if row.Label == "requests made" && row.Plain != "3 (2 redirects followed)" {
+			t.Errorf("requests made with 2 redirects: %q", row.Plain)
+		}
+	}
 }

@@ -176,6 +176,11 @@ func memberPageNames(t *testing.T, h *memberHarness) {
 	_, pages["add with a bad schedule"] = b.send("POST", "/members/sites", url.Values{"csrf": {tok}, "url": {"http://shop.example/"}, "schedule": {"every so often"}})
 	_, pages["add too often"] = b.send("POST", "/members/sites", url.Values{"csrf": {tok}, "url": {"http://shop.example/"}, "schedule": {"10m"}})
 	_, pages["change to a refused address"] = b.send("POST", "/members/sites/"+s.ID, url.Values{"csrf": {tok}, "url": {"http://10.0.0.1/"}, "schedule": {"weekly"}})
+	other := h.saveSite(auth, `{"url":"http://shop.example/other.html","schedule":"weekly"}`)
+	_, pages["change to a saved address"] = b.send("POST", "/members/sites/"+other.ID, url.Values{"csrf": {tok}, "url": {"http://shop.example/index.html"}, "schedule": {"weekly"}})
+	b.send("POST", "/members/sites", url.Values{"csrf": {tok}, "url": {"http://shop.example/index.html"}, "schedule": {"weekly"}})
+	_, pages["site saved again"] = b.send("GET", "/members/sites/"+s.ID, nil)
+	_, pages["remove confirmation"] = b.send("GET", "/members/sites/"+s.ID+"/delete", nil)
 	for _, name := range slices.Sorted(maps.Keys(pages)) {
 		if bad := internalNames(htmlWords(t, pages[name])); len(bad) > 0 {
 			t.Errorf("the %s page shows %q", name, bad)
@@ -211,6 +216,7 @@ func apiErrorNames(t *testing.T, h *memberHarness) {
 		{"POST", "/api/v1/sites", `{"url":"http://shop.example/","schedule":"often"}`, auth},
 		{"POST", "/api/v1/sites", `{"url":"http://shop.example/","schedule":"daily","webhook_url":"http://10.0.0.8/"}`, auth},
 		{"POST", "/api/v1/sites", `{"schedule":"daily"}`, auth},
+		{"POST", "/api/v1/sites", `{"url":"http://shop.example/","schedule":"daily"}`, auth},
 		{"PATCH", "/api/v1/sites/" + s.ID, `{"schedule":7}`, auth},
 		{"GET", "/api/v1/sites/" + s.ID + "/history?limit=x", "", auth},
 		{"GET", "/api/v1/sites/" + s.ID + "/history?before=x", "", auth},

@@ -69,7 +69,7 @@ func TestDocsFlags(t *testing.T) {
 	}
 	flagLine := regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`)
 	for _, cmd := range [][]string{
-		{"audit"}, {"serve"}, {"db", "status"}, {"db", "migrate"}, {"members", "add"},
+		{"audit"}, {"serve"}, {"db", "status"}, {"db", "migrate"}, {"members", "add"}, {"members", "invite"},
 		{"records"}, {"records", "verify"},
 	} {
 		name := strings.Join(cmd, " ")

@@ -82,8 +82,8 @@ commands:
                     say whether an access-log line is a request LektaBot made
   db status         the records database and its schema version
   db migrate        apply the schema migrations this binary knows
-  members add EMAIL | list | revoke ID | rotate-key ID
-                    manage members (the API key is printed once)
+  members add EMAIL | invite EMAIL | list | revoke ID | rotate-key ID
+                    manage members (the API key or sign-in link is printed once)
 
 Run "lekta <command> -h" for a command's flags.
 `

@@ -12,6 +12,7 @@ import (
 )
 
 const membersUsage = `usage: lekta members add EMAIL [flags]
+       lekta members invite EMAIL [--public-url URL] [--signin-link-ttl DUR] [flags]
        lekta members list [flags]
        lekta members revoke ID [flags]
        lekta members rotate-key ID [flags]
@@ -19,17 +20,24 @@ const membersUsage = `usage: lekta members add EMAIL [flags]
 add         creates a member and prints their API key, alone on the first
             line of standard output. It is shown this once: only its hash
             is stored.
+invite      prints a one-time sign-in link for the member, alone on the
+            first line (adding the member when missing): absolute with
+            --public-url, else a path to put the service's address in
+            front of. It works once, for --signin-link-ttl (30m), while
+            serve runs with --members invite or open; only its hash is
+            stored.
 list        lists the members: id, email, created, revoked.
 revoke      stops the member's key at once (their saved sites stop being
             re-audited, their sessions end).
 rotate-key  gives the member a new key, printed alone on the first line;
             the old one stops working at once.
 Exit status: 0 done, 2 bad arguments or flags, 1 no such member (or the
-email is taken), 3 the database cannot answer.
+email is taken, or invite's member was revoked), 3 the database cannot
+answer.
 Flags: --data-dir, --database-url (as serve's).
 `
 
-// runMembers is "lekta members add|list|revoke|rotate-key".
+// runMembers is "lekta members add|invite|list|revoke|rotate-key".
 func runMembers(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, membersUsage)
@@ -40,7 +48,7 @@ func runMembers(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprint(stdout, membersUsage)
 		return nil
 	}
-	want := map[string]int{"add": 1, "list": 0, "revoke": 1, "rotate-key": 1}
+	want := map[string]int{"add": 1, "invite": 1, "list": 0, "revoke": 1, "rotate-key": 1}
 	n, ok := want[cmd]
 	if !ok {
 		fmt.Fprint(stderr, membersUsage)
@@ -54,8 +62,17 @@ func runMembers(ctx context.Context, args []string, getenv func(string) string, 
 	var d databaseFlags
 	fs := newFlagSet("members "+cmd, membersUsage, stderr)
 	d.register(fs)
+	var inv inviteFlags
+	if cmd == "invite" {
+		inv.register(fs)
+	}
 	if err := parseFlags(fs, rest, getenv); err != nil {
 		return exitWith(exitBadInput, flagError(err))
+	}
+	if cmd == "invite" {
+		if err := inv.check(); err != nil {
+			return exitWith(exitBadInput, err)
+		}
 	}
 	pos = append(pos, fs.Args()...)
 	if len(pos) != n {
@@ -71,6 +88,9 @@ func runMembers(ctx context.Context, args []string, getenv func(string) string, 
 		return exitWith(exitFor(err), err)
 	}
 	defer db.Close()
+	if cmd == "invite" {
+		return inviteMember(ctx, db, pos[0], inv, stdout, stderr)
+	}
 	return membersCommand(ctx, db, cmd, pos, stdout)
 }
 

@@ -49,6 +49,7 @@ type serveFlags struct {
 	contact    string
 	grace      time.Duration
 	reaudit    reauditFlags
+	join       joinFlags
 
 	// publicURL is --public-url, checked and without a trailing slash
 	// once parsed has run.
@@ -66,6 +67,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.publicURL, "public-url", "", "the absolute http(s) address this instance is reached at (https://audit.example.com): webhook report_urls, badge addresses and /bot's links become absolute, --bot-info-url defaults to it followed by /bot, and an https one makes the member session cookie Secure")
 	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGTERM, how long running audits may take to finish before they are cancelled; queued ones stay queued")
 	f.reaudit.register(fs)
+	f.join.register(fs)
 }
 
 // parsed checks the serve flags; errors name the flag.
@@ -98,6 +100,9 @@ func (f *serveFlags) parsed() ([]cache.Window, []netip.Prefix, error) {
 			return nil, nil, fmt.Errorf("--public-url %q: %w", f.publicURL, err)
 		}
 		f.publicURL = u
+	}
+	if err := f.join.check(f.publicURL); err != nil {
+		return nil, nil, err
 	}
 	return ws, ps, nil
 }
@@ -240,6 +245,7 @@ func serverConfig(p *parts, cfg *config, sf *serveFlags, clientRate []cache.Wind
 		},
 		PublicURL:  sf.publicURL,
 		ClientRate: clientRate, TrustedProxies: proxies, ShutdownGrace: sf.grace,
+		Joining: sf.join.joining, Mailer: sf.join.mailer, SignInLinkTTL: sf.join.linkTTL,
 		// A submitter waits for a queued audit's start at most the hard
 		// limit plus a minute; a later start is refused with 429.
 		MaxStartWait: cfg.timeout + time.Minute,
