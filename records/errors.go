@@ -109,10 +109,14 @@ func (e *scrubbed) Unwrap() error { return e.err }
 // scrub removes the database password from err's message, in every spelling
 // a driver might print it (as given, and URL-escaped), and puts it on one line.
 func (db *DB) scrub(err error) error {
-	return scrubSecrets(err, db.secrets)
+	return Scrub(err, db.secrets...)
 }
 
-func scrubSecrets(err error, secrets []string) error {
+// Scrub replaces each secret (a password) in err's message, in every
+// spelling a client library might print it (as given, and URL-escaped),
+// with "xxxxx", and puts the message on one line; errors.Is and errors.As
+// still see err.
+func Scrub(err error, secrets ...string) error {
 	if err == nil {
 		return err
 	}

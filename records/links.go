@@ -2,7 +2,6 @@ package records
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -70,9 +69,7 @@ func (db *DB) memberByEmail(ctx context.Context, email string) (Member, error) {
 // until now+ttl, and returns its token: shown once, stored as a hash.
 // Expired links are deleted on the way.
 func (db *DB) NewSignInLink(ctx context.Context, memberID string, now time.Time, ttl time.Duration) (string, error) {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	token := base64.RawURLEncoding.EncodeToString(b)
+	token := newToken()
 	_, err := db.exec(ctx, "make sign-in link", "INSERT INTO signin_links (token_hash, member_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
 		HashKey(token), memberID, ms(now), ms(now.Add(ttl)))
 	if err != nil {

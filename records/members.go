@@ -47,10 +47,15 @@ func (m Member) Revoked() bool { return !m.RevokedAt.IsZero() }
 // NewKey returns a new API key ("lekta_" and 256 random bits, base64url)
 // and the hash that is stored in its place.
 func NewKey() (key, hash string) {
+	key = KeyPrefix + newToken()
+	return key, HashKey(key)
+}
+
+// newToken is 256 random bits, base64url: 43 characters.
+func newToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	key = KeyPrefix + base64.RawURLEncoding.EncodeToString(b)
-	return key, HashKey(key)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // HashKey is the stored form of a key or token: SHA-256, hex.

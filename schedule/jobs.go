@@ -235,14 +235,19 @@ func summaryOf(e records.Entry) *Summary {
 	return &p
 }
 
-// untilStale is how long a re-audit answered by the cached result rep
-// waits: until the result is no longer fresh by CacheTTL (the store reads
-// by the same TTL), rounded up to the next second. A store that still
-// answered a result this old waits one whole TTL, never a busy loop.
+// untilStale is UntilStale by the scheduler's CacheTTL.
 func (s *Scheduler) untilStale(rep *audit.Report) time.Duration {
-	left := s.cfg.CacheTTL - time.Duration(rep.CacheAgeS)*time.Second
+	return UntilStale(s.cfg.CacheTTL, rep)
+}
+
+// UntilStale is how long a run answered by the cached result rep waits
+// for a fresh one: until the result is no longer fresh by ttl (the store
+// reads by the same TTL), and a second more. A store that still answered
+// a result this old waits one whole TTL, never a busy loop.
+func UntilStale(ttl time.Duration, rep *audit.Report) time.Duration {
+	left := ttl - time.Duration(rep.CacheAgeS)*time.Second
 	if left <= 0 {
-		left = s.cfg.CacheTTL
+		left = ttl
 	}
 	return left + time.Second
 }

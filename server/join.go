@@ -41,6 +41,9 @@ var (
 	linksPerClient  = cache.Window{N: 10, Per: time.Hour}
 )
 
+// closedWords say how people become members under JoinClosed.
+const closedWords = "Membership on this instance is by the operator: ask them for a key."
+
 // linkOnItsWay is the one answer to every accepted request for a link:
 // it never says whether the address was a member's.
 const linkOnItsWay = "If this address can join, a sign-in link is on its way. Check your mail (and its spam folder)."
@@ -78,7 +81,7 @@ type joinAnswer struct {
 
 // joinRefused is the 403 of a request for a link when joining is not open.
 func (s *Server) joinRefused() *apiError {
-	msg := "Membership on this instance is by the operator: ask them for a key."
+	msg := closedWords
 	if s.cfg.Joining == JoinInvite {
 		msg = "Membership on this instance is by invitation: ask the operator for an invitation."
 	}
@@ -119,8 +122,7 @@ func (s *Server) joinForm() http.Handler {
 			return
 		}
 		email := r.PostForm.Get("email")
-		c, err := r.Cookie(s.cookieName(r, signinCookie))
-		if err != nil || !sameToken(c.Value, r.PostForm.Get("csrf")) {
+		if !s.signinFormSent(r) {
 			s.renderSignInPage(w, r, http.StatusForbidden, signInView{Email: email,
 				JoinError: "The form had expired or came from another page; send it again."})
 			return

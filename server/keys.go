@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -31,15 +32,12 @@ var flashNotes = map[string]struct {
 	error bool
 }{
 	"revoked":     {"The key was revoked: it no longer works.", false},
-	"label":       {"A label is at most 100 bytes long, without control or formatting characters.", true},
-	"limit":       {"You have the most working keys a member may have (10); revoke one first.", true},
+	"label":       {fmt.Sprintf("A label is at most %d bytes long, without control or formatting characters.", records.MaxKeyLabel), true},
+	"limit":       {fmt.Sprintf("You have the most working keys a member may have (%d); revoke one first.", ownKeys), true},
 	"no-key":      {"You have no key with this id.", true},
 	"not-shown":   {"The key was made but could not be shown: revoke it and make another.", true},
 	"unavailable": {unavailableWords, true},
 }
-
-// unavailableWords say that the records database did not answer.
-const unavailableWords = "The records database did not answer; try again in a few seconds."
 
 // keyRow is one of the member's keys on the page.
 type keyRow struct {

@@ -152,11 +152,6 @@ func (m *SMTPMailer) failed(err error) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	if m.password != "" {
-		for _, p := range []string{m.password, url.QueryEscape(m.password), url.PathEscape(m.password)} {
-			msg = strings.ReplaceAll(msg, p, "xxxxx")
-		}
-	}
-	return fmt.Errorf("send mail through %s: %s", m.where, msg)
+	// The message only: the error itself may print the password.
+	return fmt.Errorf("send mail through %s: %s", m.where, records.Scrub(err, m.password).Error())
 }

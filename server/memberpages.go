@@ -150,6 +150,17 @@ func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, status int
 	s.renderSignInPage(w, r, status, signInView{Error: msg})
 }
 
+// unavailableWords say, on the member pages, that the records database did
+// not answer.
+const unavailableWords = "The records database did not answer; try again in a few seconds."
+
+// signinFormSent reports whether a posted form of the sign-in pages
+// carries the token of the double-submit cookie those pages set.
+func (s *Server) signinFormSent(r *http.Request) bool {
+	c, err := r.Cookie(s.cookieName(r, signinCookie))
+	return err == nil && sameToken(c.Value, r.PostForm.Get("csrf"))
+}
+
 func sameToken(a, b string) bool {
 	return a != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
@@ -161,8 +172,7 @@ func (s *Server) signIn() http.Handler {
 			s.renderSignIn(w, r, http.StatusBadRequest, "The form could not be read; try again.")
 			return
 		}
-		c, err := r.Cookie(s.cookieName(r, signinCookie))
-		if err != nil || !sameToken(c.Value, r.PostForm.Get("csrf")) {
+		if !s.signinFormSent(r) {
 			s.renderSignIn(w, r, http.StatusForbidden, "The form had expired or came from another page; sign in again.")
 			return
 		}
@@ -176,7 +186,7 @@ func (s *Server) signIn() http.Handler {
 			return
 		}
 		if err := s.startSession(w, r, m.ID); err != nil {
-			s.renderSignIn(w, r, http.StatusServiceUnavailable, "The records database did not answer; try again in a few seconds.")
+			s.renderSignIn(w, r, http.StatusServiceUnavailable, unavailableWords)
 			return
 		}
 		http.Redirect(w, r, "/members/sites", http.StatusSeeOther)
@@ -235,7 +245,7 @@ func (s *Server) addSiteForm(w http.ResponseWriter, r *http.Request, ss session)
 	case err != nil:
 		form := s.newSiteForm(deref(in.URL), deref(in.Schedule), deref(in.WebhookURL))
 		status := http.StatusServiceUnavailable
-		form.Error = "The records database did not answer; try again in a few seconds."
+		form.Error = unavailableWords
 		if errors.Is(err, records.ErrLimit) {
 			status = http.StatusForbidden
 			form.Error = fmt.Sprintf("You have saved the most sites a member may (%d); remove one first.", s.cfg.SitesPerMember)
@@ -311,7 +321,7 @@ func (s *Server) changeSiteForm(w http.ResponseWriter, r *http.Request, ss sessi
 		return
 	}
 	if err != nil {
-		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		http.Error(w, unavailableWords, http.StatusServiceUnavailable)
 		return
 	}
 	if site.WebhookURL != before && site.WebhookURL != "" {
@@ -331,7 +341,7 @@ func (s *Server) removePage(w http.ResponseWriter, r *http.Request, ss session) 
 	}
 	n, err := s.cfg.Members.HistoryCount(r.Context(), site.ID)
 	if err != nil {
-		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		http.Error(w, unavailableWords, http.StatusServiceUnavailable)
 		return
 	}
 	data := struct {
@@ -353,7 +363,7 @@ func (s *Server) deleteSiteForm(w http.ResponseWriter, r *http.Request, ss sessi
 		return
 	}
 	if err := s.cfg.Members.DeleteSite(r.Context(), site.ID); err != nil {
-		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		http.Error(w, unavailableWords, http.StatusServiceUnavailable)
 		return
 	}
 	http.Redirect(w, r, "/members/sites", http.StatusSeeOther)

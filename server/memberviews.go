@@ -65,7 +65,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, ss session) {
 func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, ss session, status int, form siteForm) {
 	sites, err := s.cfg.Members.MemberSites(r.Context(), ss.member.ID)
 	if err != nil {
-		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		http.Error(w, unavailableWords, http.StatusServiceUnavailable)
 		return
 	}
 	ids := make([]string, len(sites))
@@ -74,7 +74,7 @@ func (s *Server) renderDashboard(w http.ResponseWriter, r *http.Request, ss sess
 	}
 	recent, err := s.cfg.Members.Recent(r.Context(), ids, trendEntries)
 	if err != nil {
-		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		http.Error(w, unavailableWords, http.StatusServiceUnavailable)
 		return
 	}
 	cards := make([]siteCard, 0, len(sites))
@@ -132,7 +132,7 @@ func deref(p *string) string {
 func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, site records.Site, status int, form siteForm, secret string) {
 	es, err := s.cfg.Members.History(r.Context(), site.ID, 100, time.Time{})
 	if err != nil {
-		http.Error(w, "The records database did not answer; try again in a few seconds.", http.StatusServiceUnavailable)
+		http.Error(w, unavailableWords, http.StatusServiceUnavailable)
 		return
 	}
 	rows := make([]historyRow, 0, len(es))

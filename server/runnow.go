@@ -154,7 +154,8 @@ func (s *Server) freshRun(ctx context.Context, site records.Site, rep *audit.Rep
 	}
 	ttl := s.cfg.Policy.Limits.CacheTTL
 	age := time.Duration(rep.CacheAgeS) * time.Second
-	at := now.Add(max(ttl-age, 0) + time.Second).Truncate(time.Second)
+	// When the queue's worker will find the result stale, as it reckons.
+	at := now.Add(schedule.UntilStale(ttl, rep)).Truncate(time.Second)
 	reason := fmt.Sprintf("the fresh run asked for at %s: the audit of %s answered then, and this service fetches a page at most once every %s",
 		now.UTC().Format(pendingTime), now.Add(-age).UTC().Format(pendingTime), compare.Span(ttl))
 	// Due at its start: the cached answer's entry has the request's time.

@@ -50,9 +50,7 @@ type linkView struct {
 func (s *Server) linkPage() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token := r.URL.Query().Get("token")
-		if s.cfg.Joining == JoinClosed {
-			s.renderLink(w, r, http.StatusForbidden, linkView{Title: "Sign-in links are off",
-				Message: "Membership on this instance is by the operator: ask them for a key."})
+		if s.linksOff(w, r) {
 			return
 		}
 		m, err := s.cfg.Members.SignInLink(r.Context(), token, s.cfg.Now())
@@ -71,9 +69,7 @@ func (s *Server) linkPage() http.Handler {
 func (s *Server) useLink() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
-		if s.cfg.Joining == JoinClosed {
-			s.renderLink(w, r, http.StatusForbidden, linkView{Title: "Sign-in links are off",
-				Message: "Membership on this instance is by the operator: ask them for a key."})
+		if s.linksOff(w, r) {
 			return
 		}
 		if err := r.ParseForm(); err != nil {
@@ -81,8 +77,7 @@ func (s *Server) useLink() http.Handler {
 				Message: "Open the link from your e-mail again."})
 			return
 		}
-		c, err := r.Cookie(s.cookieName(r, signinCookie))
-		if err != nil || !sameToken(c.Value, r.PostForm.Get("csrf")) {
+		if !s.signinFormSent(r) {
 			s.renderLink(w, r, http.StatusForbidden, linkView{Title: "The form had expired",
 				Message: "The form had expired or came from another page: open the link from your e-mail again. It still works."})
 			return
@@ -97,6 +92,16 @@ func (s *Server) useLink() http.Handler {
 		}
 		http.Redirect(w, r, "/members/sites", http.StatusSeeOther)
 	})
+}
+
+// linksOff shows, under JoinClosed, that sign-in links do not work here,
+// and reports whether it did.
+func (s *Server) linksOff(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.Joining != JoinClosed {
+		return false
+	}
+	s.renderLink(w, r, http.StatusForbidden, linkView{Title: "Sign-in links are off", Message: closedWords})
+	return true
 }
 
 // renderLinkError says why a link signs no one in.

@@ -267,18 +267,11 @@ func laneRows(r *audit.Report) []laneRow {
 		{"final URL", p.FinalURL, q.FinalURL, true},
 		{"user agent", p.UserAgent, q.UserAgent, true},
 		{"content type", p.ContentType, q.ContentType, true},
-		{"size", compare.Size(p.Bytes), compare.Size(q.Bytes), false},
-		{"time to first byte", compare.Millis(p.TTFBMS), compare.Millis(q.TTFBMS), false},
+		{"size", noAnswer(p, compare.Size(p.Bytes)), noAnswer(q, compare.Size(q.Bytes)), false},
+		{"time to first byte", noAnswer(p, compare.Millis(p.TTFBMS)), noAnswer(q, compare.Millis(q.TTFBMS)), false},
 		{"lane duration", took(p), took(q), false},
 		{"redirects", strconv.Itoa(len(p.Redirects)), strconv.Itoa(len(q.Redirects)), false},
 		{"requests made", plainRequests(p), renderRequests(q, r.Lanes.Render.Requests), false},
-	}
-	if p.HTTPStatus == 0 || q.HTTPStatus == 0 {
-		for i := range rows {
-			if rows[i].Label == "time to first byte" || rows[i].Label == "size" {
-				rows[i].Plain, rows[i].Render = noAnswer(p, rows[i].Plain), noAnswer(q, rows[i].Render)
-			}
-		}
 	}
 	return append(rows, laneRow{"network settled", "n/a", settledWords(q, r.Lanes.Render.Settled), false})
 }
