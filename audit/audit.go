@@ -192,7 +192,9 @@ func (a *Auditor) run(ctx context.Context, t *Ticket) *Report {
 	a.stepOnce(t, StepRobots)
 	var cmp *compare.Verdict
 	compared := false
-	if page, ok := a.robotsAllow(ctx, book, target, r); ok {
+	page, ok := a.robotsAllow(ctx, book, target, r)
+	t.contacted = a.cfg.Now() // the site has seen robots.txt's request, if any
+	if ok {
 		a.step(t, StepPlain)
 		plain := a.plainLane(ctx, target, reqs.transportFor(tr, verify.LanePlain), book, t.cond, &r.Lanes.Plain)
 		a.step(t, StepRender)

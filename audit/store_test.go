@@ -134,7 +134,7 @@ func TestStoreCacheHitAndWindow(t *testing.T) {
 	for _, kind := range storeKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			clock := newStoreClock()
-			e := mustEnv(t, func(c *Config) { c.Store = kind.open(t, clock.Now) })
+			e := mustEnv(t, func(c *Config) { c.Store, c.Now = kind.open(t, clock.Now), clock.Now })
 			first := e.audit(t, "http://shop.example/index.html", TriggerCLI)
 			if first.Status != StatusComplete || first.Cached {
 				t.Fatalf("first audit: status %s (%s), cached %v", first.Status, first.Reason, first.Cached)
@@ -187,7 +187,7 @@ func TestStoreFailedAuditCounts(t *testing.T) {
 	for _, kind := range storeKinds {
 		t.Run(kind.name, func(t *testing.T) {
 			clock := newStoreClock()
-			e := mustEnv(t, func(c *Config) { c.Store = kind.open(t, clock.Now) })
+			e := mustEnv(t, func(c *Config) { c.Store, c.Now = kind.open(t, clock.Now), clock.Now })
 			e.site.SetRobots("shop.example", http.StatusServiceUnavailable, "")
 			const page = "http://shop.example/index.html"
 			cases := []struct {

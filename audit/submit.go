@@ -61,6 +61,19 @@ type Ticket struct {
 	stored Step
 	// cond is the request's conditional re-fetch, if any.
 	cond conditional
+	// admitting is when the admission that let the audit run was asked
+	// for; contacted is when its first request to the site had surely
+	// reached it (robots.txt answered or failed). Zero until then.
+	admitting, contacted time.Time
+}
+
+// contactDelay is cache.Outcome.Contacted: how long after its admission
+// the site had seen the audit's first request.
+func (t *Ticket) contactDelay() time.Duration {
+	if t.admitting.IsZero() || t.contacted.IsZero() {
+		return 0
+	}
+	return max(t.contacted.Sub(t.admitting), 0)
 }
 
 // Ready returns the report when the ticket was answered at once (from the
@@ -94,6 +107,7 @@ func (a *Auditor) Submit(ctx context.Context, req Request) (*Ticket, error) {
 	// submission.
 	var adm cache.Admission
 	if req.Start {
+		t.admitting = a.cfg.Now()
 		adm, err = a.cfg.Store.Admit(ctx, t.URL, t.ID)
 	} else {
 		adm, err = a.cfg.Store.Reserve(ctx, t.URL, t.ID, cmp.Or(req.Within, a.cfg.Timeout+time.Minute))
@@ -182,6 +196,7 @@ func (a *Auditor) Run(ctx context.Context, req Request) (*Report, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	a.stepStored(t, StepRobots)
+	t.admitting = a.cfg.Now()
 	adm, err := a.cfg.Store.Admit(ctx, t.URL, t.ID)
 	if err != nil {
 		return nil, unavailable(err)
@@ -317,7 +332,7 @@ func (a *Auditor) runHeld(ctx context.Context, t *Ticket, l cache.Lease) (*Repor
 		r.Status = StatusError
 		r.Reason = "this instance could not keep its hold on the host (it was paused, or cut off from the shared store, for longer than the hold lasts), so the audit was stopped at once: " + cause.Error()
 	}
-	err := a.store(l, r)
+	err := a.store(l, r, t.contactDelay())
 	hb.stop()
 	return r, err
 }
@@ -365,20 +380,20 @@ func (a *Auditor) answerCached(ctx context.Context, id string, e cache.Entry) (*
 // store hands the report to the store and releases the lease, retrying a
 // store fault for the lease's lifetime. A report over the size cap is
 // stored without the lanes' extracts instead.
-func (a *Auditor) store(l cache.Lease, r *Report) error {
+func (a *Auditor) store(l cache.Lease, r *Report, contacted time.Duration) error {
 	b, err := r.Encode()
 	if err != nil {
 		return fmt.Errorf("store report: %w", err)
 	}
 	failed := !r.Status.Ran()
 	err = a.retry("store report "+l.ID, func(ctx context.Context) error {
-		err := a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed})
+		err := a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed, Contacted: contacted})
 		if errors.Is(err, cache.ErrTooLarge) {
 			slim := *r
 			slim.Lanes.Plain.Page, slim.Lanes.Render.Page = nil, nil
 			slim.Reason = "the report was too large to keep whole; the lanes' extracts were dropped"
 			if b, err = slim.Encode(); err == nil {
-				err = a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed})
+				err = a.cfg.Store.Complete(ctx, l, cache.Outcome{Report: b, Failed: failed, Contacted: contacted})
 			}
 		}
 		return err

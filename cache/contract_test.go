@@ -55,6 +55,7 @@ func runStoreContract(t *testing.T, newStore factory) {
 		{"second admit while in flight", testInFlight},
 		{"different URL on busy host refused not joined", testBusyHostRefused},
 		{"window boundary to the millisecond", testWindowBoundary},
+		{"windows count from the site's first contact", testContacted},
 		{"N+1th start in window refused", testWindowFull},
 		{"both windows violated gives the larger wait", testLargerWait},
 		{"concurrency wait beats a shorter window", testConcurrencyWait},
@@ -254,6 +255,25 @@ func testWindowBoundary(t *testing.T, newStore factory) {
 	h.clock.Set(time.Minute - time.Millisecond)
 	wantRefused(t, h, urlB, "id2", time.Millisecond, "1/1m")
 	h.clock.Set(time.Minute)
+	mustAdmit(t, h, urlB, "id2")
+}
+
+// testContacted: an audit whose first request reached the site 800 ms
+// after its admission moves its start by that much, once, however often
+// Complete is retried, so the next start keeps a whole window after what
+// the site saw.
+func testContacted(t *testing.T, newStore factory) {
+	h := newStore(t, Defaults(), slowPoll)
+	l := mustAdmit(t, h, urlA, "id1")
+	h.clock.Set(time.Second)
+	for range 2 {
+		if err := h.Complete(bg, l, Outcome{Report: []byte("r"), Contacted: 800 * time.Millisecond}); err != nil {
+			t.Fatalf("Complete: %v", err)
+		}
+	}
+	h.clock.Set(time.Minute)
+	wantRefused(t, h, urlB, "id2", 800*time.Millisecond, "1/1m")
+	h.clock.Set(time.Minute + 800*time.Millisecond)
 	mustAdmit(t, h, urlB, "id2")
 }
 

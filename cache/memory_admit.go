@@ -1,8 +1,10 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -138,6 +140,21 @@ func (m *MemoryStore) Renew(_ context.Context, l Lease) error {
 	ml.exp = max(ml.exp, now+m.limits.LeaseTTL.Milliseconds())
 	h.leases[l.ID] = ml
 	return nil
+}
+
+// contacted moves id's start later by d (Outcome.Contacted), keeping the
+// starts in order.
+func (h *memHost) contacted(id string, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	for i, s := range h.starts {
+		if s.id == id {
+			h.starts[i].at += d.Milliseconds()
+			slices.SortStableFunc(h.starts, func(a, b memStart) int { return cmp.Compare(a.at, b.at) })
+			return
+		}
+	}
 }
 
 // startTimes are the host's real starts, ascending.

@@ -84,6 +84,7 @@ func (m *MemoryStore) Complete(_ context.Context, l Lease, o Outcome) error {
 		return fmt.Errorf("complete %s: %w", l.ID, ErrLeaseLost)
 	}
 	delete(h.leases, l.ID)
+	h.contacted(l.ID, o.Contacted)
 	if !o.Failed {
 		m.results[m.keys.result(t)] = memResult{id: l.ID, at: now, exp: now + m.limits.CacheTTL.Milliseconds(), blob: blob}
 	}

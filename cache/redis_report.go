@@ -38,11 +38,11 @@ func (s *RedisStore) Complete(ctx context.Context, l Lease, o Outcome) error {
 	if o.Failed {
 		cacheBlob = nil // not cached: spare the bytes
 	}
-	keys := []string{s.keys.lease(t.host), s.keys.run(t), s.keys.result(t), s.keys.fin(t.host, l.ID), s.keys.leaseStarts(t.host)}
+	keys := []string{s.keys.lease(t.host), s.keys.run(t), s.keys.result(t), s.keys.fin(t.host, l.ID), s.keys.leaseStarts(t.host), s.keys.starts(t.host)}
 	ctx, cancel := s.call(ctx)
 	defer cancel()
 	status, err := scriptComplete.Run(ctx, s.client, keys, s.nowArg(), l.ID, failed,
-		s.limits.CacheTTL.Milliseconds(), s.limits.LeaseTTL.Milliseconds(), s.keys.done(t.host, l.ID), cacheBlob).Int64()
+		s.limits.CacheTTL.Milliseconds(), s.limits.LeaseTTL.Milliseconds(), s.keys.done(t.host, l.ID), cacheBlob, o.Contacted.Milliseconds()).Int64()
 	if err != nil {
 		return unavailable("complete "+l.ID, err)
 	}

@@ -26,11 +26,11 @@ func (s *SQLiteStore) Complete(ctx context.Context, l Lease, o Outcome) error {
 	}
 	defer s.broadcast()
 	return s.write(ctx, "complete "+l.ID, func(w *sqliteWriter) error {
-		return s.completeLocked(ctx, w, t, l.ID, o.Failed, blob, now)
+		return s.completeLocked(ctx, w, t, l.ID, o, blob, now)
 	})
 }
 
-func (s *SQLiteStore) completeLocked(ctx context.Context, w *sqliteWriter, t target, id string, failed bool, blob []byte, now int64) error {
+func (s *SQLiteStore) completeLocked(ctx context.Context, w *sqliteWriter, t target, id string, o Outcome, blob []byte, now int64) error {
 	// Only a live lease is released; an expired one was lost.
 	res, err := w.deleteLease.ExecContext(ctx, t.host, id, now)
 	if err != nil {
@@ -48,7 +48,12 @@ func (s *SQLiteStore) completeLocked(ctx context.Context, w *sqliteWriter, t tar
 		}
 		return fmt.Errorf("complete %s: %w", id, ErrLeaseLost)
 	}
-	if !failed {
+	if d := o.Contacted.Milliseconds(); d > 0 {
+		if _, err := w.contacted.ExecContext(ctx, d, t.host, id); err != nil {
+			return s.fail("complete "+id, err)
+		}
+	}
+	if !o.Failed {
 		if _, err := w.putResult.ExecContext(ctx, t.hash, t.host, id, now, now+s.limits.CacheTTL.Milliseconds(), blob); err != nil {
 			return s.fail("complete "+id, err)
 		}

@@ -34,6 +34,7 @@ const (
 	sqlPing        = "SELECT count(*) FROM hot_fins WHERE host = ''"
 	sqlInsertLease = "INSERT OR REPLACE INTO hot_leases (host, id, url_hash, url, started_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
 	sqlInsertStart = "INSERT OR IGNORE INTO hot_starts (host, at, id) VALUES (?, ?, ?)"
+	sqlContacted   = "UPDATE hot_starts SET at = at + ? WHERE host = ? AND id = ?"
 	sqlDeleteLease = "DELETE FROM hot_leases WHERE host = ? AND id = ? AND expires_at > ?"
 	sqlPutResult   = `INSERT INTO hot_results (url_hash, host, id, completed_at, expires_at, body) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (url_hash) DO UPDATE SET host = excluded.host, id = excluded.id,
@@ -78,6 +79,7 @@ type sqliteWriter struct {
 	begin, commit, rollback             *sql.Stmt
 	admit, insertLease, insertStart     *sql.Stmt
 	deleteLease, putResult, putFin, fin *sql.Stmt
+	contacted                           *sql.Stmt
 	all                                 []*sql.Stmt
 	broken                              bool // to be (re)opened before use
 }
@@ -97,7 +99,7 @@ func (s *SQLiteStore) openWriter(ctx context.Context) (*sqliteWriter, error) {
 		{&w.begin, "BEGIN IMMEDIATE"}, {&w.commit, "COMMIT"}, {&w.rollback, "ROLLBACK"},
 		{&w.admit, sqlAdmit}, {&w.insertLease, sqlInsertLease}, {&w.insertStart, sqlInsertStart},
 		{&w.deleteLease, sqlDeleteLease}, {&w.putResult, sqlPutResult},
-		{&w.putFin, sqlPutFin}, {&w.fin, sqlFin},
+		{&w.putFin, sqlPutFin}, {&w.fin, sqlFin}, {&w.contacted, sqlContacted},
 	} {
 		if *p.dst, err = conn.PrepareContext(ctx, p.sql); err != nil {
 			_ = w.close()

@@ -116,6 +116,12 @@ type Outcome struct {
 	// Failed marks a failure: the audit still counted against the windows,
 	// the report is kept by id, the URL is not cached.
 	Failed bool
+	// Contacted is how long after its admission the audit last could have
+	// made its first request reach the site (its answer arrived, or the
+	// attempt failed). The store moves the audit's start that much later,
+	// by its own clock, so that the windows count from what the site saw:
+	// the next start keeps a whole window after it. Zero: at admission.
+	Contacted time.Duration
 }
 
 // Lease is the right to run one audit of one URL on one host. Its ID is the
