@@ -197,8 +197,9 @@ func (w *auditWorker) Work(ctx context.Context, job *river.Job[AuditArgs]) error
 	if _, ok := startedBefore(job.JobRow); ok {
 		// Its instance stopped while it ran: the site was contacted, and
 		// running it again would contact it twice for one submission.
+		// Its answer needs the store only: an outage puts it off.
 		_, err := w.s.runner.Lost(ctx, req)
-		return err
+		return w.s.orPutOff(job.JobRow, err)
 	}
 	req.OnStart = w.s.markStarted(job.JobRow, req.ID)
 	rep, err := w.s.runner.Run(ctx, req)
@@ -206,8 +207,8 @@ func (w *auditWorker) Work(ctx context.Context, job *river.Job[AuditArgs]) error
 }
 
 // outcome turns a run's answer into the job's: put off while the limits
-// say wait (or the instance stopped before it started), retried by River
-// when the store failed before the audit started, done otherwise.
+// say wait, the instance stops or an outage refused the start; retried
+// by River for another failure before the audit started; done otherwise.
 func (s *Scheduler) outcome(ctx context.Context, job *rivertype.JobRow, rep *audit.Report, err error) error {
 	var ny *audit.NotYet
 	switch {
@@ -224,7 +225,7 @@ func (s *Scheduler) outcome(ctx context.Context, job *rivertype.JobRow, rep *aud
 	if ctx.Err() != nil {
 		return river.JobSnooze(0) // stopping before it started: run it elsewhere
 	}
-	return err
+	return s.orPutOff(job, err)
 }
 
 // started is the output a job records just before its audit's admission,

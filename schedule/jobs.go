@@ -137,53 +137,80 @@ func ClaimedAt(ctx context.Context) (time.Time, bool) {
 }
 
 // work runs the re-audit a of job row; an error is River's to retry,
-// JobSnooze puts it off without counting an attempt. A re-audit whose
-// instance stopped after it started is recorded as an error, not run again.
+// JobSnooze puts it off without counting an attempt (as an outage that
+// refuses its start does). A re-audit whose instance stopped after it
+// started is recorded as lost, not run again.
 func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditArgs) error {
+	d, ok, err := s.dueReaudit(ctx, a)
+	if err != nil || !ok {
+		return s.orPutOff(row, err)
+	}
+	if lostID, ok := startedBefore(row); ok {
+		return s.orPutOff(row, s.recordLost(ctx, d, lostID))
+	}
+	req := audit.Request{URL: d.site.URL, Trigger: d.trigger, ID: audit.NewID(), Unkept: d.trigger == audit.TriggerScheduled}
+	req.OnStart = s.markStarted(row, req.ID)
+	var prev *Summary
+	if e, err := s.cfg.Records.LatestEntry(ctx, d.site.ID); err == nil {
+		prev = summaryOf(e)
+		if d.trigger == audit.TriggerScheduled {
+			s.conditional(ctx, d.site, e, &req)
+		}
+	} else if !errors.Is(err, records.ErrNotFound) {
+		return s.orPutOff(row, err)
+	}
+	rep, err := s.runner.Run(ctx, req)
+	if rep, err = s.ranReport(ctx, row, d.site, rep, err, d.trigger == audit.TriggerScheduled || a.Fresh); err != nil {
+		return err
+	}
+	return s.record(ctx, d.site, d.entryID, d.due, d.trigger, rep, prev)
+}
+
+// dueRun is what a re-audit job runs: its site, due time, history entry
+// and trigger.
+type dueRun struct {
+	site    records.Site
+	due     time.Time
+	entryID string
+	trigger audit.Trigger
+}
+
+// dueReaudit reads what the re-audit a runs; false when it has nothing to
+// run: its site was removed, its member revoked, or it is recorded already
+// (a rescued job is not run twice).
+func (s *Scheduler) dueReaudit(ctx context.Context, a ReauditArgs) (dueRun, bool, error) {
 	db := s.cfg.Records
 	site, err := db.Site(ctx, a.SiteID)
 	if errors.Is(err, records.ErrNotFound) {
-		return nil // removed since
+		return dueRun{}, false, nil
 	}
+	if err != nil {
+		return dueRun{}, false, err
+	}
+	if m, err := db.Member(ctx, site.MemberID); err != nil || m.Revoked() {
+		return dueRun{}, false, err
+	}
+	d := dueRun{site: site, due: time.UnixMilli(a.DueMS), trigger: audit.Trigger(a.Trigger)}
+	d.entryID = records.HistoryID(site.ID, d.due)
+	if done, err := db.HasEntry(ctx, d.entryID); err != nil || done {
+		return dueRun{}, false, err
+	}
+	if d.trigger != audit.TriggerMember {
+		d.trigger = audit.TriggerScheduled
+	}
+	return d, true, nil
+}
+
+// recordLost stores and records the answer of the re-audit d whose
+// instance stopped while it ran under reportID: lost, in the words of
+// its trigger, never run again.
+func (s *Scheduler) recordLost(ctx context.Context, d dueRun, reportID string) error {
+	req := audit.Request{URL: d.site.URL, Trigger: d.trigger, ID: reportID, Unkept: d.trigger == audit.TriggerScheduled}
+	rep, err := s.runner.Lost(ctx, req)
 	if err != nil {
 		return err
 	}
-	if m, err := db.Member(ctx, site.MemberID); err != nil || m.Revoked() {
-		return err // a revoked member's sites are not re-audited
-	}
-	due := time.UnixMilli(a.DueMS)
-	id := records.HistoryID(site.ID, due)
-	if done, err := db.HasEntry(ctx, id); err != nil || done {
-		return err // recorded already: a rescued job is not run twice
-	}
-	trigger := audit.Trigger(a.Trigger)
-	if trigger != audit.TriggerMember {
-		trigger = audit.TriggerScheduled
-	}
-	req := audit.Request{URL: site.URL, Trigger: trigger, ID: audit.NewID(), Unkept: trigger == audit.TriggerScheduled}
-	if lostID, ok := startedBefore(row); ok {
-		req.ID = lostID
-		rep, err := s.runner.Lost(ctx, req)
-		if err != nil {
-			return err
-		}
-		return s.record(ctx, site, id, due, trigger, rep, nil)
-	}
-	req.OnStart = s.markStarted(row, req.ID)
-	var prev *Summary
-	if e, err := db.LatestEntry(ctx, site.ID); err == nil {
-		prev = summaryOf(e)
-		if trigger == audit.TriggerScheduled {
-			s.conditional(ctx, site, e, &req)
-		}
-	} else if !errors.Is(err, records.ErrNotFound) {
-		return err
-	}
-	rep, err := s.runner.Run(ctx, req)
-	if rep, err = s.ranReport(ctx, row, site, rep, err, trigger == audit.TriggerScheduled || a.Fresh); err != nil {
-		return err
-	}
-	return s.record(ctx, site, id, due, trigger, rep, prev)
+	return s.record(ctx, d.site, d.entryID, d.due, d.trigger, rep, nil)
 }
 
 // ranReport is what the run of the re-audit of site answered (rep, err)
@@ -204,9 +231,10 @@ func (s *Scheduler) ranReport(ctx context.Context, row *rivertype.JobRow, site r
 		return nil, river.JobSnooze(0) // stopping: run it at the next start
 	case err != nil && rep == nil:
 		if !errors.Is(err, policy.ErrInvalidURL) && !errors.Is(err, policy.ErrTargetRefused) {
-			// The store did not answer, or a joined audit (of a dead
-			// instance) was abandoned: no run happened, River retries.
-			return nil, fmt.Errorf("re-audit %s: %w", site.ID, err)
+			// The store did not answer (put off, no attempt counted), or a
+			// joined audit (of a dead instance) was abandoned: no run
+			// happened, River retries.
+			return nil, s.orPutOff(row, fmt.Errorf("re-audit %s: %w", site.ID, err))
 		}
 		return &audit.Report{ID: "", Status: audit.StatusError, Reason: err.Error()}, nil
 	case rep.Status == audit.StatusCancelled:

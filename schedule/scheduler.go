@@ -106,6 +106,10 @@ type Config struct {
 	// started ends as an error (never run twice), one that had not runs.
 	JobTimeout  time.Duration
 	RescueAfter time.Duration
+	// OutageWait is the longest a job waits between starts refused by an
+	// outage of a store or the browser (DefaultOutageWait); such a start
+	// counts as none of River's attempts.
+	OutageWait time.Duration
 	// ReportURL makes a report's address for webhook events.
 	ReportURL func(id string) string
 	Logger    *slog.Logger
@@ -121,6 +125,7 @@ type client interface {
 	InsertMany(ctx context.Context, params []river.InsertManyParams) ([]*rivertype.JobInsertResult, error)
 	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
 	JobUpdate(ctx context.Context, id int64, params *river.JobUpdateParams) (*rivertype.JobRow, error)
+	JobCancel(ctx context.Context, id int64) (*rivertype.JobRow, error)
 }
 
 // Scheduler runs members' re-audits on River. Create it with New, then
@@ -167,6 +172,9 @@ func New(ctx context.Context, cfg Config) (*Scheduler, error) {
 	if cfg.RescueAfter <= cfg.JobTimeout {
 		cfg.RescueAfter = cfg.JobTimeout + 15*time.Second
 	}
+	if cfg.OutageWait <= 0 {
+		cfg.OutageWait = DefaultOutageWait
+	}
 	if cfg.ReportURL == nil {
 		cfg.ReportURL = func(id string) string { return "/r/" + id }
 	}
@@ -211,7 +219,12 @@ func (s *Scheduler) riverConfig() (*river.Config, error) {
 	if err := river.AddWorkerSafely(workers, &webhookWorker{s: s}); err != nil {
 		return nil, fmt.Errorf("schedule: %w", err)
 	}
-	var periodic []*river.PeriodicJob
+	if err := river.AddWorkerSafely(workers, &lostWorker{s: s}); err != nil {
+		return nil, fmt.Errorf("schedule: %w", err)
+	}
+	periodic := []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(lostInterval),
+		func() (river.JobArgs, *river.InsertOpts) { return lostArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "lekta_lost"})}
 	if s.cfg.Records != nil {
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(s.cfg.Tick),
 			func() (river.JobArgs, *river.InsertOpts) { return planArgs{}, nil },

@@ -92,7 +92,7 @@ func (s *Server) ended(req audit.Request, rep *audit.Report, err error) {
 			outcome = outcomeCached
 		case rep.Joined:
 			outcome = outcomeJoined
-		case rep.Reason == audit.ReasonLost:
+		case audit.IsLost(rep):
 			outcome = outcomeLost
 		default:
 			s.metrics.observe(rep)
