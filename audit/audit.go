@@ -71,6 +71,11 @@ type Config struct {
 	// (robots.txt, plain-lane hops, render-lane requests that left), for
 	// site operators' verification; nil keeps none (--request-records-ttl 0).
 	Requests RequestWriter
+	// QueuedKeep, when longer than cache.ProgressTTL, is how long a queued
+	// audit's progress entry lives: for instances that share the store but
+	// not the queue (Redis without PostgreSQL), so that another instance
+	// answers its id while the instance that queued it is stopped.
+	QueuedKeep time.Duration
 }
 
 // Auditor runs audits; it is safe for concurrent use.

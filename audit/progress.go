@@ -19,7 +19,7 @@ const progressTimeout = 300 * time.Millisecond
 // ErrUnavailable; the audit may go ahead without the entry.
 func (a *Auditor) Queued(ctx context.Context, t *Ticket, position int) error {
 	err := a.cfg.Store.SetProgress(ctx, cache.Progress{ID: t.ID, URL: t.URL, Status: cache.ProgressQueued,
-		Position: position, StartsAt: t.StartsAt})
+		Position: position, StartsAt: t.StartsAt, Keep: a.cfg.QueuedKeep})
 	if err != nil {
 		return unavailable(err)
 	}

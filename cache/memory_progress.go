@@ -15,7 +15,9 @@ func (m *MemoryStore) SetProgress(_ context.Context, p Progress) error {
 	defer m.mu.Unlock()
 	now := m.tick()
 	p.UpdatedAt = time.UnixMilli(now)
-	m.progress[p.ID] = memProgress{p: p, exp: progressExpiry(p, now)}
+	exp := progressExpiry(p, now)
+	p.Keep = 0 // a setting of the writer, not part of the entry
+	m.progress[p.ID] = memProgress{p: p, exp: exp}
 	return nil
 }
 

@@ -1,6 +1,9 @@
 package cache
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // maxProgressField bounds the URL and step of a progress entry.
 const maxProgressField = 8 << 10
@@ -21,12 +24,17 @@ func checkProgress(p Progress) error {
 	return nil
 }
 
-// progressExpiry is when an entry set at now (unix ms) expires: ProgressTTL
+// progressExpiry is when an entry set at now (unix ms) expires: its TTL
 // from now, or from the queued audit's start when that is later.
 func progressExpiry(p Progress, now int64) int64 {
 	base := now
 	if !p.StartsAt.IsZero() {
 		base = max(base, p.StartsAt.UnixMilli())
 	}
-	return base + ProgressTTL.Milliseconds()
+	return base + progressTTL(p).Milliseconds()
+}
+
+// progressTTL is how long the entry p lives past its start or its setting.
+func progressTTL(p Progress) time.Duration {
+	return max(ProgressTTL, p.Keep)
 }

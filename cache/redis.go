@@ -217,7 +217,7 @@ func (s *RedisStore) localNow() int64 {
 
 // unavailable wraps a failed Redis call so callers can fail closed.
 func unavailable(action string, err error) error {
-	return fmt.Errorf("%s: %w: %w", action, ErrUnavailable, err)
+	return fmt.Errorf("%s: %w: %w", action, ErrRedisUnavailable, err)
 }
 
 // Ping implements Store: Redis and the archive answer.

@@ -21,7 +21,7 @@ func (s *RedisStore) SetProgress(ctx context.Context, p Progress) error {
 		starts = p.StartsAt.UnixMilli()
 	}
 	err := scriptSetProgress.Run(ctx, s.client, []string{s.keys.progress(p.ID)}, s.nowArg(),
-		ProgressTTL.Milliseconds(), p.URL, p.Status, p.Step, p.Position, starts).Err()
+		progressTTL(p).Milliseconds(), p.URL, p.Status, p.Step, p.Position, starts).Err()
 	if err != nil {
 		return unavailable("set progress "+p.ID, err)
 	}

@@ -3,12 +3,17 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
 // ErrUnavailable: the store could not answer in time. Callers fail closed:
 // no audit starts (CLI exit 3, API 503 with Retry-After).
 var ErrUnavailable = errors.New("store unavailable")
+
+// ErrRedisUnavailable wraps ErrUnavailable for a Redis that did not
+// answer, so that a refusal can name it.
+var ErrRedisUnavailable = fmt.Errorf("redis: %w", ErrUnavailable)
 
 // ErrNotFound: no such report, or it has expired.
 var ErrNotFound = errors.New("report not found")
@@ -188,6 +193,11 @@ type Progress struct {
 	// StartsAt is when a queued audit is due to start; an entry lives
 	// ProgressTTL past it.
 	StartsAt time.Time
+	// Keep, when longer than ProgressTTL, is how long the entry lives
+	// instead: a queued audit whose job only its own instance can run
+	// (River on that instance's SQLite) stays answerable while the
+	// instance is stopped.
+	Keep time.Duration
 	// UpdatedAt is when it was last set, by the store's clock.
 	UpdatedAt time.Time
 }

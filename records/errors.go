@@ -29,8 +29,19 @@ var ErrBadConfig = errors.New("bad records database configuration")
 // unavailable wraps err, caused by the database, so that callers can fail
 // closed, and says in words what went wrong.
 func (db *DB) unavailable(action string, err error) error {
-	return db.scrub(fmt.Errorf("%s: %w: %s: %w", action, ErrUnavailable, cause(err), err))
+	on := errOnSQLite
+	if db.kind == PostgreSQL {
+		on = errOnPostgreSQL
+	}
+	return db.scrub(fmt.Errorf("%s: %w on %w: %s: %w", action, ErrUnavailable, on, cause(err), err))
 }
+
+// The engine of a database that did not answer, for Engine: the driver's
+// own error does not always say (database/sql's "bad connection").
+var (
+	errOnSQLite     = errors.New("SQLite")
+	errOnPostgreSQL = errors.New("PostgreSQL")
+)
 
 // Explain prefixes err, a failure of the database's driver, with its cause
 // in words ("the database file is locked by another process: database is
@@ -46,6 +57,23 @@ func Explain(err error) error {
 // Cause names, for people, why a database call failed ("nothing answers
 // at the database's address"), without the driver's own words.
 func Cause(err error) string { return cause(err) }
+
+// Engine names the database engine whose driver failed in err,
+// "PostgreSQL" or "SQLite", or "" when err carries neither driver's error.
+func Engine(err error) string {
+	var (
+		se *sqlite.Error
+		pe *pgconn.PgError
+		ce *pgconn.ConnectError
+	)
+	switch {
+	case errors.Is(err, errOnSQLite), errors.As(err, &se):
+		return "SQLite"
+	case errors.Is(err, errOnPostgreSQL), errors.As(err, &pe), errors.As(err, &ce):
+		return "PostgreSQL"
+	}
+	return ""
+}
 
 // cause names, for people, why a database call failed.
 func cause(err error) string {

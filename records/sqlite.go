@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
@@ -94,8 +95,8 @@ func (db *DB) checkRoom() error {
 		return db.unavailable("check free space in "+db.dir, err)
 	}
 	if free < db.minFree {
-		return fmt.Errorf("check free space in %s: %w: the disk holding the database is full: %s free, %s needed to record audits",
-			db.dir, ErrUnavailable, size(free), size(db.minFree))
+		return fmt.Errorf("check free space in %s: %w: the disk holding the database is full: %s free, %s needed to record audits (%w)",
+			db.dir, ErrUnavailable, size(free), size(db.minFree), syscall.ENOSPC)
 	}
 	return nil
 }

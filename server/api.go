@@ -32,7 +32,11 @@ type pending struct {
 	// StartsAt is when a queued audit is due to start: the start its
 	// host's limits reserved for it.
 	StartsAt *audit.Timestamp `json:"starts_at,omitempty"`
-	Links    links            `json:"links"`
+	// Note says in words why a queued audit is overdue: the instance that
+	// queued it has not started it (Redis without PostgreSQL, where only
+	// it can).
+	Note  string `json:"note,omitempty"`
+	Links links  `json:"links"`
 }
 
 // links point at an audit's JSON and its page.
@@ -90,7 +94,7 @@ func writeReport(w http.ResponseWriter, r *audit.Report) {
 }
 
 func (s *Server) writePending(w http.ResponseWriter, st *status) {
-	p := pending{ID: st.id, Status: st.state, URL: st.url, Joined: st.joined, Step: st.step, Links: linksFor(st.id)}
+	p := pending{ID: st.id, Status: st.state, URL: st.url, Joined: st.joined, Step: st.step, Note: st.note, Links: linksFor(st.id)}
 	if st.state == cache.ProgressQueued {
 		p.Position = st.position
 		if !st.startsAt.IsZero() {
@@ -199,8 +203,9 @@ const followPoll = 200 * time.Millisecond
 
 // await waits up to wait for the audit id to end, reading the shared store
 // until its report exists. While this instance shuts down it keeps
-// waiting: the audits it runs end (finished or cancelled) within the grace
-// period, and their reports are stored.
+// waiting until its queue has stopped: the audits it runs end (finished
+// or cancelled) within the grace period, their reports stored; then it
+// answers with the audit's state at once, a report or a 202.
 func (s *Server) await(ctx context.Context, id string, wait time.Duration) (*audit.Report, *status, error) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -216,6 +221,10 @@ func (s *Server) await(ctx context.Context, id string, wait time.Duration) (*aud
 			continue
 		case <-t.C:
 		case <-ctx.Done():
+		case <-s.drained:
+			// Shutting down: answer with the state the audit is left in
+			// (queued audits stay queued for another instance), never a
+			// connection closed without an answer.
 		}
 		return s.lookup(ctx, id)
 	}
@@ -233,6 +242,8 @@ type status struct {
 	// since is when it was queued or started, as far as known.
 	since  time.Time
 	joined bool
+	// note says why a queued audit is overdue (pending.Note).
+	note string
 }
 
 // status is the submission's 202 view.
@@ -260,16 +271,17 @@ func (s *Server) lookup(ctx context.Context, id string) (*audit.Report, *status,
 	case err == nil:
 		return rep, nil, nil
 	case !errors.Is(err, audit.ErrNotFound):
-		return nil, nil, err
+		return nil, nil, readRefusal(err)
 	case perr == nil && found:
 		st := &status{id: id, url: p.URL, state: p.Status, step: p.Step, position: p.Position, startsAt: p.StartsAt, since: p.UpdatedAt}
+		st.note = s.overdue(p)
 		return nil, st, nil
 	}
 	w, ok, ferr := s.cfg.Queue.Find(ctx, id)
 	switch {
 	case ferr != nil:
 		s.cfg.Logger.Warn("find a queued audit", "id", id, "error", ferr)
-		return nil, nil, unavailableRefusal(ferr)
+		return nil, nil, readRefusal(ferr)
 	case !ok:
 		return nil, nil, err
 	}

@@ -166,8 +166,14 @@ func TestAPIErrors(t *testing.T) {
 		defer h.store.down.Store(false)
 		resp, b := h.post("http://c.example/index.html")
 		wantError(t, resp, b, http.StatusServiceUnavailable, codeUnavailable, true)
+		if !strings.Contains(string(b), "no audit can start") {
+			t.Errorf("a submission while the store is down: %s; want words that say no audit can start", b)
+		}
 		resp, b = h.do("GET", "/api/v1/audits/AAAAAAAAAAAAAAAAAAAAAAAAAA", "", nil)
 		wantError(t, resp, b, http.StatusServiceUnavailable, codeUnavailable, true)
+		if !strings.Contains(string(b), "it is not lost") || strings.Contains(string(b), "can start") {
+			t.Errorf("a read while the store is down: %s; want words that say the audit is not lost", b)
+		}
 		resp, b = h.do("GET", "/readyz", "", nil)
 		wantStatus(t, resp, b, http.StatusServiceUnavailable)
 		if got := decode[readiness](t, b); got.Checks["store"] != "failing" || strings.Contains(string(b), "dial") {

@@ -77,7 +77,7 @@ func errorFor(err error) *apiError {
 			outcome: outcomeRefused, cause: err}
 	case errors.Is(err, audit.ErrUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
-			Message:    "The store that records audits did not answer, so no audit can start; try again in " + compare.Duration(storeRetryAfter) + ".",
+			Message:    outageWords(err) + ", so no audit can start; try again in " + compare.Duration(storeRetryAfter) + ".",
 			RetryAfter: storeRetryAfter, outcome: outcomeUnavailable, cause: err}
 	case errors.Is(err, audit.ErrNotFound):
 		return notFound()
@@ -129,15 +129,18 @@ func hostLimited(rep *audit.Report) *apiError {
 // submission: nothing was queued or charged.
 func unavailableRefusal(err error) *apiError {
 	return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable,
-		Message:    "The queue that runs audits did not answer, so no audit was queued; try again in " + compare.Duration(storeRetryAfter) + ".",
+		Message:    queueWords(err) + ", so no audit was queued; try again in " + compare.Duration(storeRetryAfter) + ".",
 		RetryAfter: storeRetryAfter, outcome: outcomeUnavailable, cause: err}
 }
 
+// queueRefusal is the answer when the queue takes no submission: it is
+// full, or this instance is shutting down (the metrics and logs name each).
 func queueRefusal(err error) *apiError {
-	msg := "The audit queue is full; try again in " + compare.Duration(queueRetryAfter) + "."
+	msg, outcome := "The audit queue is full; try again in "+compare.Duration(queueRetryAfter)+".", outcomeQueueFull
 	if errors.Is(err, errStopping) {
-		msg = "The server is restarting; try again in " + compare.Duration(queueRetryAfter) + "."
+		msg = "This server is shutting down and takes no new audits; try again in " + compare.Duration(queueRetryAfter) + "."
+		outcome = outcomeShuttingDown
 	}
 	return &apiError{Status: http.StatusServiceUnavailable, Code: codeUnavailable, Message: msg,
-		RetryAfter: queueRetryAfter, outcome: outcomeQueueFull, cause: err}
+		RetryAfter: queueRetryAfter, outcome: outcome, cause: err}
 }

@@ -84,7 +84,7 @@ func newMetrics(s *Server, contexts func() int) *metrics {
 			Help: "Audits this process ran, by trigger (form, api) and outcome (the audit's status: complete, partial, skipped, blocked, timeout, error; or failed when no report came back)."},
 			[]string{"trigger", "outcome"}),
 		submissions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricSubmissions,
-			Help: "Every submission to the form or the API, invalid ones included, by trigger and outcome: queued, joined, cached, rate_limited, client_limited, queue_full, invalid_url, target_refused, bad_request, forbidden, unavailable, failed."},
+			Help: "Every submission to the form or the API, invalid ones included, by trigger and outcome: queued, joined, cached, rate_limited, client_limited, queue_full, shutting_down, invalid_url, target_refused, bad_request, forbidden, unavailable, failed."},
 			[]string{"trigger", "outcome"}),
 		verifies: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricVerifies,
 			Help: "Log lines site operators asked about (/bot/verify and POST /api/v1/verify), by answer: yes, no, unreadable, limited (the per-client limit), unavailable (the database did not answer), off (records are off)."},

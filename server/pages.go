@@ -195,7 +195,7 @@ func (s *Server) reportPage() http.Handler {
 // progressView is the page of an audit queued or running.
 func (s *Server) progressView(st *status) progressView {
 	now := s.cfg.Now()
-	v := progressView{ID: st.id, URL: st.url, State: st.state, Steps: stepViews(audit.Step(st.step)), Typical: s.durations.estimate()}
+	v := progressView{ID: st.id, URL: st.url, State: st.state, Steps: stepViews(audit.Step(st.step)), Typical: s.durations.estimate(), Note: st.note}
 	if !st.since.IsZero() && st.state == cache.ProgressRunning {
 		v.Elapsed = "less than a second"
 		if d := now.Sub(st.since); d >= time.Second {

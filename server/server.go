@@ -152,7 +152,11 @@ type Server struct {
 	// stopOnce stops the queue once; stopErr is its answer.
 	stopOnce sync.Once
 	stopErr  error
-	clients  *clientLimiter
+	// drained is closed once the queue has stopped on shutdown: running
+	// audits ended (their reports stored), queued ones handed back. A
+	// waiting ?wait= then answers at once with the audit's state.
+	drained chan struct{}
+	clients *clientLimiter
 	// verifies limits verifications per client, as clients does submissions.
 	verifies *clientLimiter
 	metrics  *metrics
@@ -218,7 +222,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, pages: pg, clients: newClientLimiter(cfg.ClientRate, cfg.Now),
-		verifies: newClientLimiter(cfg.ClientRate, cfg.Now), durations: newDurations(cfg.Policy.Typical)}
+		verifies: newClientLimiter(cfg.ClientRate, cfg.Now), durations: newDurations(cfg.Policy.Typical),
+		drained: make(chan struct{})}
 	s.halt, s.cancelHalt = context.WithCancelCause(context.Background())
 	if s.apiReference, err = apiPage(pg); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -249,6 +254,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		defer t.Stop()
 		defer s.cancelHalt(shuttingDown)
 		s.stopErr = s.cfg.Queue.Stop(ctx)
+		close(s.drained)
 		s.waitMail(ctx)
 	})
 	return s.stopErr

@@ -33,6 +33,7 @@ const (
 	outcomeRateLimited   = "rate_limited"
 	outcomeClientLimited = "client_limited"
 	outcomeQueueFull     = "queue_full"
+	outcomeShuttingDown  = "shutting_down"
 	outcomeInvalidURL    = "invalid_url"
 	outcomeRefused       = "target_refused"
 	outcomeUnavailable   = "unavailable"
@@ -61,7 +62,7 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		return submission{}, clientLimited(wait, s.cfg.ClientRate)
 	}
 	if s.stopping.Load() {
-		s.count(trigger, outcomeQueueFull, host, "")
+		s.count(trigger, outcomeShuttingDown, host, "")
 		return submission{}, queueRefusal(errStopping)
 	}
 	t, err := s.cfg.Auditor.Submit(ctx, audit.Request{URL: raw, Trigger: trigger, ID: audit.NewID(), Within: s.cfg.MaxStartWait})
@@ -79,12 +80,22 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 		}
 		return s.answered(t, rep)
 	}
-	host = hostOf(t.URL)
 	if t.Joined() {
-		s.count(trigger, outcomeJoined, host, t.ID)
+		s.count(trigger, outcomeJoined, hostOf(t.URL), t.ID)
 		return submission{id: t.ID, url: t.URL, joined: true}, nil
 	}
-	var enq schedule.Enqueued
+	return s.enqueue(ctx, t, trigger)
+}
+
+// enqueue puts the audit of ticket t, whose start is reserved, in the
+// shared queue (or joins the same URL's audit queued there), giving the
+// reservation back when the queue does not take it.
+func (s *Server) enqueue(ctx context.Context, t *audit.Ticket, trigger audit.Trigger) (submission, error) {
+	host := hostOf(t.URL)
+	var (
+		enq schedule.Enqueued
+		err error
+	)
 	if s.stopping.Load() {
 		err = errStopping // shutdown began during Submit: nothing is queued
 	} else {
@@ -99,8 +110,9 @@ func (s *Server) submit(ctx context.Context, raw string, trigger audit.Trigger, 
 	}
 	switch {
 	case errors.Is(err, schedule.ErrQueueFull), errors.Is(err, errStopping):
-		s.count(trigger, outcomeQueueFull, host, "")
-		return submission{}, queueRefusal(err)
+		e := queueRefusal(err)
+		s.count(trigger, e.outcome, host, "")
+		return submission{}, e
 	case err != nil:
 		s.count(trigger, outcomeUnavailable, host, "")
 		s.cfg.Logger.Warn("queue audit", "host", host, "error", err)

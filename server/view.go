@@ -348,6 +348,8 @@ type progressView struct {
 	// StartsIn says when a queued audit is due to start ("in 42 s"), empty
 	// once its time has come.
 	StartsIn string
+	// Note says why a queued audit is overdue (pending.Note).
+	Note string
 	// Steps are the audit's steps, the running one marked; empty while
 	// queued or when the audit runs in another process (a join).
 	Steps []stepView

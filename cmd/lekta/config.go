@@ -28,6 +28,10 @@ const leaseTTL = 30 * time.Second
 // audit's last requests and the storing of its report.
 const leaseMargin = 15 * time.Second
 
+// strandedKeep is how long a queued audit's progress entry lives with Redis
+// and no PostgreSQL, where only the instance that queued it can run it.
+const strandedKeep = 30 * 24 * time.Hour
+
 // config is the configuration audit and serve share, filled from flags with
 // LEKTA_* environment fallbacks.
 type config struct {
@@ -232,6 +236,11 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 	}
 	if c.requestTTL > 0 {
 		ac.Requests = p.records
+	}
+	if c.redisURL != "" && c.databaseURL == "" {
+		// Each instance's queue is its own SQLite file: another instance
+		// answers its queued ids while it is stopped.
+		ac.QueuedKeep = strandedKeep
 	}
 	p.auditor, err = audit.New(ac)
 	if err != nil {

@@ -14,14 +14,17 @@ import (
 )
 
 // wantServeRefuses checks that a submission is answered 503 with
-// Retry-After, that /readyz says the store is failing, and that nothing
-// reached the site.
-func wantServeRefuses(t *testing.T, s *served, site *testsite.Site, u string) {
+// Retry-After in words that name what failed (says), that /readyz says
+// the store is failing, and that nothing reached the site.
+func wantServeRefuses(t *testing.T, s *served, site *testsite.Site, u, says string) {
 	t.Helper()
 	seen := len(site.Hits())
 	resp, b := s.postAPI(u)
 	if code := serveErrorCode(t, resp, b, http.StatusServiceUnavailable, true); code != "unavailable" {
 		t.Errorf("submission: code %q, want unavailable", code)
+	}
+	if msg := serveErrorMessage(t, b); !strings.Contains(msg, says) {
+		t.Errorf("submission refused with %q; want words naming %q\n%s", msg, says, s.stderr)
 	}
 	resp, b = s.do("GET", "/readyz", "", nil)
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `"store":"failing"`) {
@@ -40,7 +43,7 @@ func TestServeDiskFullMidRun(t *testing.T) {
 	dir := disktest.Small(t, 32<<20)
 	s := startServe(t, site, []string{"shop.example"}, "--data-dir", dir)
 	filler := disktest.Fill(t, dir, "filler")
-	wantServeRefuses(t, s, site, "http://shop.example/index.html")
+	wantServeRefuses(t, s, site, "http://shop.example/index.html", "disk")
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +65,9 @@ func TestServeLockedMidRun(t *testing.T) {
 		resp, b := s.postAPI("http://shop.example/index.html")
 		if code := serveErrorCode(t, resp, b, http.StatusServiceUnavailable, true); code != "unavailable" {
 			t.Errorf("submission while locked: code %q, want unavailable", code)
+		}
+		if msg := serveErrorMessage(t, b); !strings.Contains(msg, "locked") {
+			t.Errorf("submission while locked refused with %q; want words saying the file is locked", msg)
 		}
 		if n := len(site.Hits()) - seen; n != 0 {
 			t.Errorf("%d requests reached the site", n)
@@ -88,7 +94,7 @@ func TestServePostgresDown(t *testing.T) {
 	}
 	before := s.auditOnce("http://shop.example/index.html")
 	pg.Stop(t)
-	wantServeRefuses(t, s, site, "http://other.example/index.html")
+	wantServeRefuses(t, s, site, "http://other.example/index.html", "PostgreSQL")
 	pg.Start(t)
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -281,3 +281,17 @@ func sharedSecretsKey(tb testing.TB) string {
 	}
 	return secretsKey.path
 }
+
+// serveErrorMessage reads the message of an error answer.
+func serveErrorMessage(tb testing.TB, b []byte) string {
+	tb.Helper()
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		tb.Fatalf("error body %s: %v", b, err)
+	}
+	return e.Error.Message
+}

@@ -60,6 +60,9 @@ func TestServeStoreDown(t *testing.T) {
 	if code := serveErrorCode(t, resp, b, http.StatusServiceUnavailable, true); code != "unavailable" {
 		t.Errorf("code %q, want unavailable", code)
 	}
+	if msg := serveErrorMessage(t, b); !strings.Contains(msg, "Redis") {
+		t.Errorf("refused with %q; want words naming Redis", msg)
+	}
 	resp, b = s.postForm("http://shop.example/index.html", nil)
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("form with Redis down: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
