@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // also the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // journalSizeLimit caps the write-ahead log left on disk after a
@@ -60,12 +62,31 @@ func connectSQLite(ctx context.Context, c Config) (*DB, error) {
 	defer cancel()
 	// Opening a connection applies the pragmas, which reads the header:
 	// a file that is not a database fails here.
-	var n int
-	if err := db.sql.QueryRowContext(cctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+	if err := firstConnection(cctx, db.sql); err != nil {
 		_ = db.sql.Close()
 		return nil, db.unavailable("open "+path, err)
 	}
 	return db, nil
+}
+
+// firstConnection opens a connection and reads the schema. Processes
+// opening a new file together may find it busy while another turns on
+// WAL, a change SQLite does not wait for under the busy timeout: that is
+// tried again until ctx ends.
+func firstConnection(ctx context.Context, db *sql.DB) error {
+	for {
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // sqliteDSN is the file name with the pragmas every connection runs: the
@@ -100,6 +121,9 @@ func (db *DB) checkRoom() error {
 	}
 	return nil
 }
+
+// Size writes a byte count for people ("1.5 MiB").
+func Size(n int64) string { return size(n) }
 
 // size writes a byte count for people.
 func size(n int64) string {
