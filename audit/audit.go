@@ -117,6 +117,10 @@ type Request struct {
 	// of its own, a joined audit's report is not kept under req.ID. For a
 	// scheduled re-audit, which is then put off, not recorded.
 	Unkept bool
+	// NoJoin makes Run answer *NotYet, not the running audit's report, when
+	// the same URL's audit is running (a re-audit is a fetch of its own,
+	// and never waits on an audit whose instance may have died).
+	NoJoin bool
 }
 
 // New returns an Auditor; Guard and Renderer are required.

@@ -113,3 +113,24 @@ func TestQueuedAuditStartAndLoss(t *testing.T) {
 		t.Fatalf("the lost audit's stored report: %+v, %v; want the error, nothing said of the site", got, err)
 	}
 }
+
+// TestNoJoinWaits: a re-audit (NoJoin) of a URL whose audit is running —
+// perhaps on an instance that died — is told to wait, never joined to
+// it: no report, nothing reaching the site, no lease taken.
+func TestNoJoinWaits(t *testing.T) {
+	e := mustEnv(t, nil)
+	ctx := context.Background()
+	const u = "http://shop.example/index.html"
+	held, err := e.store.Admit(ctx, u, "RUNNINGELSEWHERE0000000001")
+	if err != nil || held.Decision != cache.Admitted {
+		t.Fatalf("hold the URL: %+v, %v", held, err)
+	}
+	r, err := e.auditor.Run(ctx, Request{URL: u, ID: "REAUDIT0000000000000000001", Trigger: TriggerScheduled, Unkept: true, NoJoin: true})
+	var ny *NotYet
+	if !errors.As(err, &ny) || r != nil || ny.Until.Before(time.Now()) {
+		t.Fatalf("a re-audit of a URL being audited: %+v, %v; want NotYet, not the running audit's answer", r, err)
+	}
+	if n := len(e.site.Hits()); n != 0 {
+		t.Errorf("%d requests reached the site", n)
+	}
+}

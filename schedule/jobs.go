@@ -148,7 +148,9 @@ func (s *Scheduler) work(ctx context.Context, row *rivertype.JobRow, a ReauditAr
 	if lostID, ok := startedBefore(row); ok {
 		return s.orPutOff(row, s.recordLost(ctx, d, lostID))
 	}
-	req := audit.Request{URL: d.site.URL, Trigger: d.trigger, ID: audit.NewID(), Unkept: d.trigger == audit.TriggerScheduled}
+	// A re-audit is a fetch of its own: it never joins the URL's running
+	// audit, which may be a dead instance's (put off, no attempt counted).
+	req := audit.Request{URL: d.site.URL, Trigger: d.trigger, ID: audit.NewID(), Unkept: d.trigger == audit.TriggerScheduled, NoJoin: true}
 	req.OnStart = s.markStarted(row, req.ID)
 	var prev *Summary
 	if e, err := s.cfg.Records.LatestEntry(ctx, d.site.ID); err == nil {

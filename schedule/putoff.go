@@ -3,8 +3,10 @@ package schedule
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -23,6 +25,10 @@ const DefaultOutageWait = time.Minute
 // is put off, never counted as one of River's attempts, so an outage of
 // any length discards no accepted audit.
 func outage(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (strings.HasPrefix(pe.Code, "22") || strings.HasPrefix(pe.Code, "23") || strings.HasPrefix(pe.Code, "42")) {
+		return false // a statement PostgreSQL refuses (data, constraint, schema): not an outage, it stays refused
+	}
 	return errors.Is(err, cache.ErrUnavailable) || errors.Is(err, records.ErrUnavailable) ||
 		errors.Is(err, render.ErrBrowserCrashed) || errors.Is(err, render.ErrClosed) || connLost(err)
 }
