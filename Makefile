@@ -20,7 +20,7 @@ DOCSIFY_VERSION   := 4.13.1
 DOCSIFY_INTEGRITY := sha512-BsDypTBhw0mfslw9kZgAspCMZSM+sUIIDg5K/t1hNLkvbem9h64ZQc71e1IpY+iWsi/KdeqfazDfg52y2Lmm0A==
 DOCSIFY_TGZ       := $(BENCH_ASSETS)/docsify-$(DOCSIFY_VERSION).tgz
 
-.PHONY: build run test bench bench-assets chromium redis postgres node vet bin/lekta-base
+.PHONY: build run test bench bench-store bench-assets chromium redis postgres node vet bin/lekta-base
 
 build:
 	$(GO) build -o $(BIN) ./cmd/lekta
@@ -47,6 +47,16 @@ bench: chromium redis postgres build bin/lekta-base bench-assets
 	$(GO) test -run '^$$' -bench CLICacheHitProcess -benchtime 20x ./cmd/lekta
 	$(GO) test -run '^$$' -bench AuditRecords -benchtime 40x ./audit
 	$(GO) run ./cmd/lekta-bench -base bin/lekta-base -new $(BIN) -assets $(BENCH_ASSETS) $(BENCH_ARGS)
+
+## bench-store: the store's traffic of BENCH_STORE_ARGS' audits (default
+## 20000 at 116 a second, 10× a million a day, then half as many flat out)
+## without Chromium, on PostgreSQL before and after partitioning, in one
+## run: latencies, bytes per audit, the sweeps' cost, the sustained rate.
+## BENCH_STORE_ARGS="-database-url postgres://… -audits N" uses a server of
+## yours (it creates a database per schema there); by default a throw-away
+## cluster. Redis: 127.0.0.1:6379 (-redis-url).
+bench-store: redis postgres
+	$(GO) run ./cmd/lekta-bench store $(BENCH_STORE_ARGS)
 
 ## bench-assets: docsify's script and theme in BENCH_ASSETS/docsify, from the
 ## pinned, checked tarball; fetched only when missing or the pin changed.

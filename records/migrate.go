@@ -153,6 +153,22 @@ func (db *DB) applied(ctx context.Context, q querier) ([]appliedRow, error) {
 // untouched, without taking any lock; a newer one is refused with
 // ErrSchemaTooNew before anything is written. It returns what it applied.
 func (db *DB) Migrate(ctx context.Context) ([]Migration, error) {
+	return db.migrateTo(ctx, 0)
+}
+
+// MigrateTo is Migrate up to version upTo, 0 for all: the store bench
+// (make bench-store) measures a database of an earlier version with it.
+// A server refuses to start on a schema that is not current.
+func (db *DB) MigrateTo(ctx context.Context, upTo int) ([]Migration, error) {
+	applied, err := db.migrateTo(ctx, upTo)
+	if err == nil && db.kind == PostgreSQL && upTo > 0 && upTo < 8 {
+		db.q, db.flat = postgresQueriesBefore8, true
+	}
+	return applied, err
+}
+
+// migrateTo is Migrate up to version upTo, 0 for all.
+func (db *DB) migrateTo(ctx context.Context, upTo int) ([]Migration, error) {
 	st, err := db.Status(ctx)
 	if err != nil || st.Current() {
 		return nil, err
@@ -182,6 +198,9 @@ func (db *DB) Migrate(ctx context.Context) ([]Migration, error) {
 			return db.unavailable("create schema_migrations in "+db.where, err)
 		}
 		for _, m := range st.Pending {
+			if upTo > 0 && m.Version > upTo {
+				break
+			}
 			if _, err := q.ExecContext(ctx, m.sql); err != nil {
 				return db.unavailable("apply migration "+m.String()+" to "+db.where, err)
 			}
@@ -190,6 +209,9 @@ func (db *DB) Migrate(ctx context.Context) ([]Migration, error) {
 			}
 		}
 		applied = st.Pending
+		if upTo > 0 && len(applied) > upTo-st.Version {
+			applied = applied[:max(upTo-st.Version, 0)]
+		}
 		return nil
 	})
 	if err != nil {

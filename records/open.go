@@ -68,6 +68,8 @@ type DB struct {
 	minFree int64
 	q       queries
 	sealer  *sealer
+	// flat: a PostgreSQL schema before 0008, without partitions (MigrateTo).
+	flat bool
 }
 
 // Open connects to the database and brings its schema up to date (see
@@ -91,6 +93,10 @@ func Open(ctx context.Context, c Config) (*DB, error) {
 		return nil, err
 	}
 	if _, err := db.Migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := db.EnsurePartitions(ctx, time.Now()); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

@@ -39,9 +39,24 @@ func (db *DB) GetReport(ctx context.Context, id string, now time.Time) (body []b
 	return body, failed, time.UnixMilli(atMS), nil
 }
 
-// Sweep deletes the records that expired at now, in small batches so that
+// Sweep deletes the reports that expired at now, in small batches so that
 // it never holds the write lock for long, and returns how many it deleted.
+// On PostgreSQL it also creates the partitions of the next 48 hours and
+// drops the days whose reports have all expired.
 func (db *DB) Sweep(ctx context.Context, now time.Time) (int64, error) {
+	total, err := db.sweepReports(ctx, now)
+	if err != nil || !db.partitioned() {
+		return total, err
+	}
+	if err := db.EnsurePartitions(ctx, now); err != nil {
+		return total, err
+	}
+	_, err = db.dropPartitions(ctx, reportParts, now, true)
+	return total, err
+}
+
+// sweepReports deletes the reports that expired at now, 500 at a time.
+func (db *DB) sweepReports(ctx context.Context, now time.Time) (int64, error) {
 	var total int64
 	for {
 		cctx, cancel := db.call(ctx)

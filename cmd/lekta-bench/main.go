@@ -46,6 +46,9 @@ type options struct {
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) > 0 && args[0] == "store" {
+		return runStore(ctx, args[1:], out)
+	}
 	fs := flag.NewFlagSet("lekta-bench", flag.ContinueOnError)
 	var o options
 	fs.StringVar(&o.base, "base", "", "lekta binary built from the baseline commit (required)")

@@ -333,6 +333,16 @@ func TestDBCommands(t *testing.T) {
 			if code, out, errOut = db("status"); code != exitOK || !strings.Contains(out, fmt.Sprintf("version %d, up to date", len(known))) {
 				t.Fatalf("status after migrate: exit %d\n%s%s", code, out, errOut)
 			}
+			wantTables := []string{"reports          0 rows", "request_records  0 rows"}
+			if kind.name == "postgres" {
+				wantTables = []string{"partitions", "request_records_default", "rows no partition covers",
+					"reports_p" + time.Now().UTC().Format("20060102"), "request_records_p" + time.Now().UTC().Format("2006010215")}
+			}
+			for _, want := range wantTables {
+				if !strings.Contains(out, want) {
+					t.Errorf("status after migrate does not show %q:\n%s", want, out)
+				}
+			}
 			if code, out, _ = db("migrate"); code != exitOK || !strings.Contains(out, "nothing to do") {
 				t.Fatalf("second migrate: exit %d\n%s", code, out)
 			}

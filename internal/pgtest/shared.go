@@ -76,3 +76,23 @@ func missing(tb testing.TB, format string, args ...any) {
 	}
 	tb.Skipf("%s; skipping (set CI to make this a failure)", msg)
 }
+
+// StartCluster starts a throw-away cluster outside a test (for the store
+// bench); Close removes it.
+func StartCluster() (*Cluster, error) {
+	if why := Missing(); why != "" {
+		return nil, fmt.Errorf("pgtest: %s", why)
+	}
+	return newCluster()
+}
+
+// CreateDatabase creates the empty database name and returns its URL.
+func (c *Cluster) CreateDatabase(name string) (string, error) {
+	if err := c.psql(`CREATE DATABASE "` + name + `"`); err != nil {
+		return "", err
+	}
+	return c.URL(name), nil
+}
+
+// Close stops the cluster and removes its files.
+func (c *Cluster) Close() { c.remove() }
