@@ -207,10 +207,7 @@ func (db *DB) migrateTo(ctx context.Context, upTo int) ([]Migration, error) {
 			if _, err := q.ExecContext(ctx, db.q.recordMigration, m.Version, m.Name, time.Now().UnixMilli()); err != nil {
 				return db.unavailable("record migration "+m.String()+" in "+db.where, err)
 			}
-		}
-		applied = st.Pending
-		if upTo > 0 && len(applied) > upTo-st.Version {
-			applied = applied[:max(upTo-st.Version, 0)]
+			applied = append(applied, m)
 		}
 		return nil
 	})

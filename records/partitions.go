@@ -18,17 +18,17 @@ const (
 	partitionLock = 7301024433
 )
 
-// partitioned is one partitioned table: its name, the span of one
-// partition, and the time layout of a partition's name suffix.
+// partitioned is one partitioned table: its name, its partition key, the
+// span of one partition, and the time layout of a partition's name suffix.
 type partitioned struct {
-	table  string
-	span   time.Duration
-	layout string
+	table, key string
+	span       time.Duration
+	layout     string
 }
 
 var (
-	reportParts  = partitioned{table: "reports", span: 24 * time.Hour, layout: "20060102"}
-	requestParts = partitioned{table: "request_records", span: time.Hour, layout: "2006010215"}
+	reportParts  = partitioned{table: "reports", key: "completed_at", span: 24 * time.Hour, layout: "20060102"}
+	requestParts = partitioned{table: "request_records", key: "at", span: time.Hour, layout: "2006010215"}
 )
 
 // name is the partition that holds start.
@@ -102,8 +102,8 @@ func (db *DB) EnsurePartitions(ctx context.Context, now time.Time) error {
 	ctx, cancel := db.call(ctx)
 	defer cancel()
 	return db.writeTx(ctx, func(q querier) error {
-		if _, err := q.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", partitionLock); err != nil {
-			return db.unavailable("lock partitions of "+db.where, err)
+		if err := db.lockPartitions(ctx, q); err != nil {
+			return err
 		}
 		for _, p := range []partitioned{reportParts, requestParts} {
 			have, err := db.partitions(ctx, q, p)
@@ -128,6 +128,15 @@ func (db *DB) EnsurePartitions(ctx context.Context, now time.Time) error {
 	})
 }
 
+// lockPartitions takes, for the transaction q, the lock under which
+// partitions are made and dropped.
+func (db *DB) lockPartitions(ctx context.Context, q querier) error {
+	if _, err := q.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", partitionLock); err != nil {
+		return db.unavailable("lock partitions of "+db.where, err)
+	}
+	return nil
+}
+
 // partitioned reports whether reports and request_records are partitioned.
 func (db *DB) partitioned() bool { return db.kind == PostgreSQL && !db.flat }
 
@@ -137,11 +146,10 @@ func (db *DB) partitioned() bool { return db.kind == PostgreSQL && !db.flat }
 // PostgreSQL refuses while the DEFAULT partition holds such rows.
 func (db *DB) addPartition(ctx context.Context, q querier, p partitioned, t time.Time) error {
 	name, lo, hi := p.name(t), t.UnixMilli(), t.Add(p.span).UnixMilli()
-	key := map[string]string{reportParts.table: "completed_at", requestParts.table: "at"}[p.table]
 	for _, stmt := range []string{
 		fmt.Sprintf("CREATE TABLE %s (LIKE %s INCLUDING DEFAULTS)", name, p.table),
 		fmt.Sprintf("WITH moved AS (DELETE FROM %s_default WHERE %s >= %d AND %s < %d RETURNING *) INSERT INTO %s SELECT * FROM moved",
-			p.table, key, lo, key, hi, name),
+			p.table, p.key, lo, p.key, hi, name),
 		fmt.Sprintf("ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%d) TO (%d)", p.table, name, lo, hi),
 	} {
 		if _, err := q.ExecContext(ctx, stmt); err != nil {
@@ -151,16 +159,18 @@ func (db *DB) addPartition(ctx context.Context, q querier, p partitioned, t time
 	return nil
 }
 
-// dropPartitions drops the partitions of p that end at or before cut and
-// that hold no row (when empty is set: reports, deleted one by one as they
-// expire), and returns PostgreSQL's estimate of the rows they held.
-func (db *DB) dropPartitions(ctx context.Context, p partitioned, cut time.Time, empty bool) (int64, error) {
+// dropPartitions drops the partitions of p that end at or before cut, and
+// returns PostgreSQL's estimate of the rows they held. With whileLive
+// (reports, whose rows expire one by one long after their day), a
+// partition stays while a row of it expires after cut: one probe of the
+// expires_at index, never a scan past the rows the sweep deleted.
+func (db *DB) dropPartitions(ctx context.Context, p partitioned, cut time.Time, whileLive bool) (int64, error) {
 	ctx, cancel := db.call(ctx)
 	defer cancel()
 	var dropped int64
 	err := db.writeTx(ctx, func(q querier) error {
-		if _, err := q.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", partitionLock); err != nil {
-			return db.unavailable("lock partitions of "+db.where, err)
+		if err := db.lockPartitions(ctx, q); err != nil {
+			return err
 		}
 		have, err := db.partitions(ctx, q, p)
 		if err != nil {
@@ -170,12 +180,13 @@ func (db *DB) dropPartitions(ctx context.Context, p partitioned, cut time.Time, 
 			if h.From.IsZero() || h.To.After(cut) {
 				continue
 			}
-			if empty {
-				var any bool
-				if err := q.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+h.Name+")").Scan(&any); err != nil {
+			if whileLive {
+				var live bool
+				err := q.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM "+h.Name+" WHERE expires_at > $1)", cut.UnixMilli()).Scan(&live)
+				if err != nil {
 					return db.unavailable("read partition "+h.Name+" in "+db.where, err)
 				}
-				if any {
+				if live {
 					continue
 				}
 			}

@@ -57,20 +57,32 @@ func (db *DB) Sweep(ctx context.Context, now time.Time) (int64, error) {
 
 // sweepReports deletes the reports that expired at now, 500 at a time.
 func (db *DB) sweepReports(ctx context.Context, now time.Time) (int64, error) {
+	return db.deleteBatches(ctx, db.q.sweepReports, now.UnixMilli(), "delete expired reports from ")
+}
+
+// sweepBatch is how many rows one statement of a sweep deletes at most
+// (the LIMIT of the sweep statements in queries.go).
+const sweepBatch = 500
+
+// deleteBatches runs stmt, a sweep statement deleting at most sweepBatch
+// rows at or before cut, until a run deletes fewer, so that no statement
+// holds the write lock for long; it returns how many it deleted. what
+// starts the error's action ("delete expired reports from ").
+func (db *DB) deleteBatches(ctx context.Context, stmt string, cut int64, what string) (int64, error) {
 	var total int64
 	for {
 		cctx, cancel := db.call(ctx)
-		res, err := db.sql.ExecContext(cctx, db.q.sweepReports, now.UnixMilli())
+		res, err := db.sql.ExecContext(cctx, stmt, cut)
 		cancel()
 		if err != nil {
-			return total, db.unavailable("delete expired reports from "+db.where, err)
+			return total, db.unavailable(what+db.where, err)
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
-			return total, db.unavailable("delete expired reports from "+db.where, err)
+			return total, db.unavailable(what+db.where, err)
 		}
 		total += n
-		if n < 500 {
+		if n < sweepBatch {
 			return total, nil
 		}
 	}

@@ -165,23 +165,8 @@ func (db *DB) SweepRequests(ctx context.Context, now time.Time, ttl time.Duratio
 		}
 		total = n
 	}
-	cut := now.Add(-ttl).UnixMilli()
-	for {
-		cctx, cancel := db.call(ctx)
-		res, err := db.sql.ExecContext(cctx, db.q.sweepRequests, cut)
-		cancel()
-		if err != nil {
-			return total, db.unavailable("delete expired request records from "+db.where, err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return total, db.unavailable("delete expired request records from "+db.where, err)
-		}
-		total += n
-		if n < 500 {
-			return total, nil
-		}
-	}
+	n, err := db.deleteBatches(ctx, db.q.sweepRequests, now.Add(-ttl).UnixMilli(), "delete expired request records from ")
+	return total + n, err
 }
 
 // Candidates implements verify.Store: the records of host sent within
