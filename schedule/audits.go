@@ -265,15 +265,25 @@ func (s *Scheduler) unmarkStarted(job *rivertype.JobRow) {
 // is a later attempt; a snooze keeps the attempt number), and the report
 // id it ran under.
 func startedBefore(j *rivertype.JobRow) (string, bool) {
-	out := j.Output()
-	if len(out) == 0 {
-		return "", false
-	}
-	var st started
-	if json.Unmarshal(out, &st) != nil || st.ReportID == "" || st.Attempt >= j.Attempt {
+	st, ok := recordedStart(j)
+	if !ok || st.Attempt >= j.Attempt {
 		return "", false
 	}
 	return st.ReportID, true
+}
+
+// recordedStart is the start recorded in the job (markStarted); false
+// when none is.
+func recordedStart(j *rivertype.JobRow) (started, bool) {
+	out := j.Output()
+	if len(out) == 0 {
+		return started{}, false
+	}
+	var st started
+	if json.Unmarshal(out, &st) != nil || st.ReportID == "" {
+		return started{}, false
+	}
+	return st, true
 }
 
 // Depth is how many public audits wait to start in the shared queue, all

@@ -55,10 +55,11 @@ func (s *Scheduler) AnswerLost(ctx context.Context) (int, error) {
 	answered := 0
 	var errs []error
 	for _, j := range res.Jobs {
-		if !s.lost(j) {
+		st, ok := s.lost(j)
+		if !ok {
 			continue
 		}
-		if err := s.answerLost(ctx, j); err != nil {
+		if err := s.answerLost(ctx, j, st); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -72,21 +73,18 @@ func (s *Scheduler) AnswerLost(ctx context.Context) (int, error) {
 // the attempt, so a snoozed job's start reads as later than its
 // attempt; a job taken after River's rescue has a later attempt, and
 // its worker answers), and it is no longer running, or has run for
-// longer than any audit may.
-func (s *Scheduler) lost(j *rivertype.JobRow) bool {
-	var st started
-	if json.Unmarshal(j.Output(), &st) != nil || st.ReportID == "" || st.Attempt != j.Attempt {
-		return false
+// longer than any audit may. It returns that start.
+func (s *Scheduler) lost(j *rivertype.JobRow) (started, bool) {
+	st, ok := recordedStart(j)
+	if !ok || st.Attempt != j.Attempt {
+		return started{}, false
 	}
-	return j.State != rivertype.JobStateRunning || s.cfg.Now().Sub(st.StartedAt) > s.cfg.RescueAfter
+	return st, j.State != rivertype.JobStateRunning || s.cfg.Now().Sub(st.StartedAt) > s.cfg.RescueAfter
 }
 
-// answerLost stores the answer of the lost job j, then cancels it.
-func (s *Scheduler) answerLost(ctx context.Context, j *rivertype.JobRow) error {
-	var st started
-	if err := json.Unmarshal(j.Output(), &st); err != nil {
-		return fmt.Errorf("lost job %d: %w", j.ID, err)
-	}
+// answerLost stores the answer of the lost job j, whose recorded start is
+// st, then cancels it.
+func (s *Scheduler) answerLost(ctx context.Context, j *rivertype.JobRow, st started) error {
 	switch j.Kind {
 	case AuditArgs{}.Kind():
 		var a AuditArgs

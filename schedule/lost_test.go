@@ -12,7 +12,6 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"lekta.dev/lekta/audit"
-	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 )
 
@@ -52,19 +51,9 @@ func TestLostAuditAnsweredWithoutARenderer(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			db, rc := openBenchDB(t, engine)
-			g, _ := policy.NewGuard(policy.GuardConfig{})
-			s, err := New(ctx, Config{Records: db, DatabaseURL: rc.DatabaseURL, DataDir: rc.DataDir, Guard: g,
-				Renderers: 1, JobTimeout: time.Second, RescueAfter: 2 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
 			r := &busyRunner{release: make(chan struct{})}
-			if err := s.Start(ctx, r); err != nil {
-				t.Fatal(err)
-			}
-			defer s.Stop(ctx)
-			defer close(r.release)
+			s, db := startScheduler(t, engine, Config{Renderers: 1, JobTimeout: time.Second, RescueAfter: 2 * time.Second}, r)
+			defer close(r.release) // before the scheduler stops
 			if _, err := s.Enqueue(ctx, AuditArgs{ID: "busy1", URL: "https://busy.example/"}, time.Now()); err != nil {
 				t.Fatal(err)
 			}
@@ -87,8 +76,8 @@ func TestLostAuditAnsweredWithoutARenderer(t *testing.T) {
 			}
 			// Both jobs as a killed instance leaves them: running, their
 			// start recorded a minute ago.
-			lostRunning(t, s, rc.DatabaseURL, jobOf(t, s, "lost1").ID, "lost1")
-			lostRunning(t, s, rc.DatabaseURL, reauditJob(t, s, site.ID).ID, "lostrun")
+			lostRunning(t, s, jobOf(t, s, "lost1").ID, "lost1")
+			lostRunning(t, s, reauditJob(t, s, site.ID).ID, "lostrun")
 
 			for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 				got := r.answered()
@@ -115,13 +104,13 @@ func TestLostAuditAnsweredWithoutARenderer(t *testing.T) {
 
 // lostRunning makes the job id as its killed instance leaves it: running,
 // the start of reportID recorded a minute ago.
-func lostRunning(t *testing.T, s *Scheduler, databaseURL string, id int64, reportID string) {
+func lostRunning(t *testing.T, s *Scheduler, id int64, reportID string) {
 	t.Helper()
 	if _, err := s.client.JobUpdate(context.Background(), id, &river.JobUpdateParams{
 		Output: started{ReportID: reportID, Attempt: 1, StartedAt: time.Now().Add(-time.Minute).UTC()}}); err != nil {
 		t.Fatal(err)
 	}
-	setRunning(t, s, databaseURL, id)
+	setRunning(t, s, id)
 }
 
 // reauditJob is the re-audit job of the site.
@@ -137,15 +126,15 @@ func reauditJob(t *testing.T, s *Scheduler, siteID string) *rivertype.JobRow {
 
 // setRunning makes the job id running on attempt 1, as an instance that
 // took it and was killed leaves it.
-func setRunning(t *testing.T, s *Scheduler, databaseURL string, id int64) {
+func setRunning(t *testing.T, s *Scheduler, id int64) {
 	t.Helper()
-	if databaseURL == "" {
+	if s.cfg.DatabaseURL == "" {
 		if _, err := s.SQLite().Exec("UPDATE river_job SET state = 'running', attempt = 1 WHERE id = ?", id); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	pg, err := pgx.Connect(context.Background(), databaseURL)
+	pg, err := pgx.Connect(context.Background(), s.cfg.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
 	"lekta.dev/lekta/policy"
+	"lekta.dev/lekta/records"
 )
 
 // refusingRunner refuses the first refusals starts as a store outage
@@ -42,17 +43,8 @@ func TestOutageCountsNoAttempt(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			db, rc := openBenchDB(t, engine)
-			g, _ := policy.NewGuard(policy.GuardConfig{})
-			s, err := New(ctx, Config{Records: db, DatabaseURL: rc.DatabaseURL, DataDir: rc.DataDir, Guard: g, OutageWait: 100 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
 			r := &refusingRunner{refusals: 7}
-			if err := s.Start(ctx, r); err != nil {
-				t.Fatal(err)
-			}
-			defer s.Stop(ctx)
+			s, _ := startScheduler(t, engine, Config{OutageWait: 100 * time.Millisecond}, r)
 			if _, err := s.Enqueue(ctx, AuditArgs{ID: "outage1", URL: "https://outage.example/"}, time.Now()); err != nil {
 				t.Fatal(err)
 			}
@@ -110,4 +102,24 @@ func jobOf(t *testing.T, s *Scheduler, id string) *rivertype.JobRow {
 		return nil
 	}
 	return res.Jobs[0]
+}
+
+// startScheduler starts a Scheduler with cfg on a fresh records database
+// of engine (its River tables there too), working its jobs with r; it
+// stops when t ends.
+func startScheduler(t *testing.T, engine string, cfg Config, r Runner) (*Scheduler, *records.DB) {
+	t.Helper()
+	ctx := context.Background()
+	db, rc := openBenchDB(t, engine)
+	cfg.Records, cfg.DatabaseURL, cfg.DataDir = db, rc.DatabaseURL, rc.DataDir
+	cfg.Guard, _ = policy.NewGuard(policy.GuardConfig{})
+	s, err := New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop(ctx) })
+	return s, db
 }

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"sync/atomic"
-	"math/rand/v2"
 	"time"
 
 	"lekta.dev/lekta/cache"
@@ -27,7 +27,6 @@ type storeOptions struct {
 	workers               int
 	reportBytes, records  int
 	history               float64
-	schemas               []int
 }
 
 // runStore plays N audits' worth of store traffic — reserve, admit,
@@ -50,7 +49,6 @@ func runStore(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o.schemas = []int{7, 8}
 	server := o.databaseURL
 	var cluster *pgtest.Cluster
 	if server == "" {
@@ -63,7 +61,7 @@ func runStore(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "store bench: %d audits at %.0f/s, then %d flat out; %d workers, reports of %d bytes, %d request records, %.0f%% history rows\n",
 		o.audits, o.rate, o.audits/2, o.workers, o.reportBytes, o.records, o.history*100)
 	var results []storeResult
-	for _, v := range o.schemas {
+	for _, v := range []int{7, 8} { // before partitioning, and today's
 		url, err := benchDatabase(cluster, server, v)
 		if err != nil {
 			return err
@@ -122,9 +120,6 @@ func storeRun(ctx context.Context, o storeOptions, url string, v int) (storeResu
 	}
 	defer db.Close()
 	if _, err := db.MigrateTo(ctx, v); err != nil {
-		return res, err
-	}
-	if err := db.EnsurePartitions(ctx, time.Now()); err != nil && v >= 8 {
 		return res, err
 	}
 	env, err := newLoadEnv(ctx, o, db, url, res.lat)

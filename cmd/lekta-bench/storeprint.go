@@ -12,7 +12,7 @@ import (
 
 // tableSize is one table's bytes (all partitions), table and indexes.
 type tableSize struct {
-	table         string
+	table        string
 	bytes, index int64
 	// keep is how long a row stays at the default retentions, for the
 	// size of a database at a million audits a day.
