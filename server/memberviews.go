@@ -136,7 +136,9 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 		return
 	}
 	rows := make([]historyRow, 0, len(es))
+	recorded := make(map[string]bool, len(es))
 	for _, e := range es {
+		recorded[e.ID] = true
 		trig := historyTriggers[e.Trigger]
 		if trig == "" {
 			trig = e.Trigger
@@ -166,7 +168,7 @@ func (s *Server) renderSite(w http.ResponseWriter, r *http.Request, ss session, 
 	}{site, scheduleWords(site.Schedule), ss.csrf, secret, badge,
 		"![What AI crawlers see, by Lekta](" + badge + ")",
 		`<img src="` + badge + `" alt="What AI crawlers see, by Lekta" height="20">`,
-		delivery, s.cfg.PublicURL == "", s.pendingRows(r.Context(), site.ID), rows, form}
+		delivery, s.cfg.PublicURL == "", s.pendingRows(r.Context(), site.ID, recorded), rows, form}
 	refresh := siteRefresh(data.Pending, secret != "" || form.Error != "")
 	for i := range data.Pending {
 		data.Pending[i].Refreshes = refresh > 0 && data.Pending[i].Running

@@ -208,8 +208,10 @@ type pendingRow struct {
 }
 
 // pendingRows lists the site's waiting run-now requests; none when the
-// queue does not answer (the page still shows the history).
-func (s *Server) pendingRows(ctx context.Context, siteID string) []pendingRow {
+// queue does not answer (the page still shows the history). A run whose
+// history entry is already recorded has ended, although the queue may
+// mark its job done a moment later: it is not listed.
+func (s *Server) pendingRows(ctx context.Context, siteID string, recorded map[string]bool) []pendingRow {
 	ps, err := s.cfg.Queue.PendingRuns(ctx, siteID)
 	if err != nil {
 		s.cfg.Logger.Warn("pending runs", "site", siteID, "error", err)
@@ -217,6 +219,9 @@ func (s *Server) pendingRows(ctx context.Context, siteID string) []pendingRow {
 	}
 	rows := make([]pendingRow, 0, len(ps))
 	for _, p := range ps {
+		if recorded[p.HistoryID] {
+			continue
+		}
 		row := pendingRow{Running: p.Running, Scheduled: p.Scheduled, StartsAt: p.StartsAt.UTC().Format(pendingTime), Reason: p.Reason}
 		if p.Scheduled && p.StartsAt.Sub(p.Due) > 2*time.Second {
 			row.Due = p.Due.UTC().Format(pendingTime)
