@@ -55,11 +55,6 @@ func (AuditArgs) InsertOpts() river.InsertOpts {
 		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: waitingStates}}
 }
 
-// shortWait is how far off a start may be for its job to be available at
-// once: below River's scheduler interval (5 s), a snooze keeps a job
-// available, so no leader is needed to start it on time.
-const shortWait = 4 * time.Second
-
 // Enqueued is the queue's answer to one submission.
 type Enqueued struct {
 	// ID is the report id the audit runs under: the submission's own, or
@@ -121,12 +116,9 @@ func (s *Scheduler) enqueue(ctx context.Context, a AuditArgs, at time.Time) (Enq
 		return Enqueued{}, ErrQueueFull
 	}
 	opts := a.InsertOpts()
-	// A start a few seconds off is left to the job itself: it is
-	// available at once, and taken early it waits on its own (a short
-	// snooze keeps it available, taken again at its time by any instance).
-	// A start further off is River's scheduled state, which the elected
-	// leader makes available every few seconds.
-	if at.Sub(s.cfg.Now()) > shortWait {
+	// The job is available from now and taken at its start
+	// (readyAtStart), by any instance, leader or not.
+	if at.After(s.cfg.Now()) {
 		opts.ScheduledAt = at
 	}
 	res, err := s.client.Insert(ctx, a, &opts)

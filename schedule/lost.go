@@ -48,7 +48,9 @@ func (w *lostWorker) Work(ctx context.Context, _ *river.Job[lostArgs]) error {
 func (s *Scheduler) AnswerLost(ctx context.Context) (int, error) {
 	res, err := s.client.JobList(ctx, river.NewJobListParams().Kinds(AuditArgs{}.Kind(), ReauditArgs{}.Kind()).
 		Queues(QueueAudits).States(rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateAvailable).
-		First(1000))
+		// Waiting audits are available too (readyAtStart), their starts
+		// ahead: the earliest first, so a long queue never hides a lost one.
+		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(1000))
 	if err != nil {
 		return 0, fmt.Errorf("look for lost audits: %w", err)
 	}

@@ -128,18 +128,26 @@ func reauditJob(t *testing.T, s *Scheduler, siteID string) *rivertype.JobRow {
 // took it and was killed leaves it.
 func setRunning(t *testing.T, s *Scheduler, id int64) {
 	t.Helper()
+	execRiver(t, s, "UPDATE river_job SET state = 'running', attempt = 1 WHERE id = ?",
+		"UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() WHERE id = $1", id)
+}
+
+// execRiver runs one statement on the queue's tables: sqlite's text on the
+// SQLite queue, pg's on PostgreSQL.
+func execRiver(t *testing.T, s *Scheduler, sqlite, pg string, args ...any) {
+	t.Helper()
 	if s.cfg.DatabaseURL == "" {
-		if _, err := s.SQLite().Exec("UPDATE river_job SET state = 'running', attempt = 1 WHERE id = ?", id); err != nil {
+		if _, err := s.SQLite().Exec(sqlite, args...); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	pg, err := pgx.Connect(context.Background(), s.cfg.DatabaseURL)
+	conn, err := pgx.Connect(context.Background(), s.cfg.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pg.Close(context.Background())
-	if _, err := pg.Exec(context.Background(), "UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() WHERE id = $1", id); err != nil {
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), pg, args...); err != nil {
 		t.Fatal(err)
 	}
 }

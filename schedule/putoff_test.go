@@ -109,6 +109,13 @@ func jobOf(t *testing.T, s *Scheduler, id string) *rivertype.JobRow {
 // stops when t ends.
 func startScheduler(t *testing.T, engine string, cfg Config, r Runner) (*Scheduler, *records.DB) {
 	t.Helper()
+	return startSchedulerAfter(t, engine, cfg, r, nil)
+}
+
+// startSchedulerAfter is startScheduler, with before run on the opened
+// and migrated queue just before it starts.
+func startSchedulerAfter(t *testing.T, engine string, cfg Config, r Runner, before func(*Scheduler)) (*Scheduler, *records.DB) {
+	t.Helper()
 	ctx := context.Background()
 	db, rc := openBenchDB(t, engine)
 	cfg.Records, cfg.DatabaseURL, cfg.DataDir = db, rc.DatabaseURL, rc.DataDir
@@ -116,6 +123,9 @@ func startScheduler(t *testing.T, engine string, cfg Config, r Runner) (*Schedul
 	s, err := New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if before != nil {
+		before(s)
 	}
 	if err := s.Start(ctx, r); err != nil {
 		t.Fatal(err)

@@ -34,9 +34,8 @@ func (s *Scheduler) RunNow(ctx context.Context, siteID string, at time.Time, run
 	at = at.Truncate(time.Millisecond)
 	opts := ReauditArgs{}.InsertOpts()
 	opts.Priority = priorityMember
-	if run.Fresh || run.StartsAt.Sub(s.cfg.Now()) > shortWait {
-		// A fresh run is listed as waiting until its start, however near.
-		opts.ScheduledAt = run.StartsAt
+	if run.StartsAt.After(s.cfg.Now()) {
+		opts.ScheduledAt = run.StartsAt // taken at its start (readyAtStart)
 	}
 	args := ReauditArgs{SiteID: siteID, DueMS: at.UnixMilli(), Trigger: string(audit.TriggerMember), Reason: run.Reason, Fresh: run.Fresh}
 	if _, err := retryLost(ctx, s, func() (*rivertype.JobInsertResult, error) { return s.client.Insert(ctx, args, &opts) }); err != nil {

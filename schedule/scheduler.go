@@ -245,6 +245,7 @@ func (s *Scheduler) riverConfig() (*river.Config, error) {
 		JobTimeout:           s.cfg.JobTimeout,
 		RescueStuckJobsAfter: s.cfg.RescueAfter,
 		FetchPollInterval:    poll,
+		Hooks:                []rivertype.Hook{&readyAtStart{}},
 		// An audit's report and a re-audit's history entry are the record;
 		// a finished job is not (a re-audit recorded already is never run
 		// again, kept job or not), so River's cleaner drops it after an
