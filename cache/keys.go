@@ -93,7 +93,10 @@ func (k keyspace) fin(host, id string) string { return k.prefix + "{" + host + "
 func (k keyspace) report(id string) string { return k.prefix + "report:" + id }
 
 // done is the pub/sub channel that Complete of id publishes on.
-func (k keyspace) done(host, id string) string { return k.prefix + "{" + host + "}:done:" + id }
+func (k keyspace) done(host, id string) string { return k.prefix + "{" + host + "}" + doneInfix + id }
+
+// doneInfix separates a done channel's host from its report id.
+const doneInfix = ":done:"
 
 // progress is a hash: the progress entry of a queued or running audit.
 func (k keyspace) progress(id string) string { return k.prefix + "progress:" + id }

@@ -33,10 +33,13 @@ var postgresQueries = queries{
 	recordMigration:  "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
 	// reports is partitioned by completed_at (0008): a report stored again
 	// under its id replaces the earlier row whatever its partition.
-	putReport: `WITH earlier AS (DELETE FROM reports WHERE id = $1 AND completed_at <> $2)
-		INSERT INTO reports (id, completed_at, expires_at, failed, body) VALUES ($1, $2, $3, $4, $5)
+	// Its id is sent on reportsChannel for the waiters of every instance
+	// (Follow).
+	putReport: `WITH earlier AS (DELETE FROM reports WHERE id = $1 AND completed_at <> $2),
+		put AS (INSERT INTO reports (id, completed_at, expires_at, failed, body) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id, completed_at) DO UPDATE SET expires_at = excluded.expires_at,
-		failed = excluded.failed, body = excluded.body`,
+		failed = excluded.failed, body = excluded.body RETURNING id)
+		SELECT pg_notify('` + reportsChannel + `', id) FROM put`,
 	getReport:     "SELECT completed_at, failed, body FROM reports WHERE id = $1 AND expires_at > $2 ORDER BY completed_at DESC LIMIT 1",
 	sweepReports:  "DELETE FROM reports WHERE (id, completed_at) IN (SELECT id, completed_at FROM reports WHERE expires_at <= $1 LIMIT 500)",
 	queryRequests: "SELECT " + requestColumns + " FROM request_records WHERE host = $1 AND at >= $2 AND at <= $3 ORDER BY at, id LIMIT $4",
