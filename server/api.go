@@ -162,10 +162,7 @@ func (s *Server) getAudit() http.Handler {
 			return
 		}
 		id := r.PathValue("id")
-		rep, running, err := s.lookup(r.Context(), id)
-		if running != nil && wait > 0 {
-			rep, running, err = s.await(r.Context(), id, wait)
-		}
+		rep, running, err := s.await(r.Context(), id, wait)
 		switch {
 		case running != nil:
 			s.writePending(w, running)
@@ -197,27 +194,41 @@ func (s *Server) parseWait(v string) (time.Duration, error) {
 	return min(d, s.cfg.MaxWait), nil
 }
 
-// followPoll is how often a ?wait= reads the shared store for the report
-// of an audit queued or running on any instance.
-const followPoll = 200 * time.Millisecond
+// DefaultWaitFallback is how often a waiter reads the store when no news
+// came: news is what wakes it (Config.Wake), this only bounds what a lost
+// message costs.
+const DefaultWaitFallback = time.Second
 
-// await waits up to wait for the audit id to end, reading the shared store
-// until its report exists. While this instance shuts down it keeps
-// waiting until its queue has stopped: the audits it runs end (finished
-// or cancelled) within the grace period, their reports stored; then it
-// answers with the audit's state at once, a report or a 202.
+// await looks id up at once and, while it is queued or running, waits up
+// to wait for its report: it reads the store again when the report's news
+// comes (Config.Wake), or every WaitFallback in case news was lost. While
+// this instance shuts down it keeps waiting until its queue has stopped:
+// the audits it runs end (finished or cancelled) within the grace period,
+// their reports stored; then it answers with the audit's state at once, a
+// report or a 202.
 func (s *Server) await(ctx context.Context, id string, wait time.Duration) (*audit.Report, *status, error) {
+	if wait <= 0 {
+		return s.lookup(ctx, id)
+	}
+	asked := s.cfg.Now()
 	t := time.NewTimer(wait)
 	defer t.Stop()
-	tk := time.NewTicker(followPoll)
-	defer tk.Stop()
+	fallback := time.NewTicker(s.cfg.WaitFallback)
+	defer fallback.Stop()
 	for {
+		// Watched before the read, so news between the two still wakes it.
+		news, stop := s.cfg.Wake.Watch(id)
+		rep, again, err := s.lookup(ctx, id)
+		if again == nil || wait <= 0 {
+			stop()
+			s.waited(rep, asked)
+			return rep, again, err
+		}
 		select {
-		case <-tk.C:
-			rep, again, err := s.lookup(ctx, id)
-			if again == nil {
-				return rep, nil, err
-			}
+		case <-news:
+			continue
+		case <-fallback.C:
+			stop()
 			continue
 		case <-t.C:
 		case <-ctx.Done():
@@ -226,8 +237,23 @@ func (s *Server) await(ctx context.Context, id string, wait time.Duration) (*aud
 			// (queued audits stay queued for another instance), never a
 			// connection closed without an answer.
 		}
-		return s.lookup(ctx, id)
+		stop()
+		wait = 0 // one last read, then the answer
 	}
+}
+
+// waited observes, for a ?wait= answered with a report, how long after
+// the report's end (or the question, when the report was older) the
+// answer came: lekta_api_wait_seconds.
+func (s *Server) waited(rep *audit.Report, asked time.Time) {
+	if rep == nil {
+		return
+	}
+	from := asked
+	if end := rep.StartedAt.Add(time.Duration(rep.DurationMS) * time.Millisecond); !rep.StartedAt.IsZero() && end.After(from) {
+		from = end
+	}
+	s.metrics.apiWait.Observe(max(s.cfg.Now().Sub(from), 0).Seconds())
 }
 
 // status is where an audit not yet reported stands, as any instance

@@ -67,6 +67,8 @@ func (s *stubRenderer) UserAgent() string {
 type flakyStore struct {
 	cache.Store
 	down atomic.Bool
+	// reports counts the reads of reports (Report calls).
+	reports atomic.Int64
 }
 
 func (f *flakyStore) err() error {
@@ -98,6 +100,7 @@ func (f *flakyStore) Reserve(ctx context.Context, u, id string, within time.Dura
 }
 
 func (f *flakyStore) Report(ctx context.Context, id string) (cache.Entry, error) {
+	f.reports.Add(1)
 	if err := f.err(); err != nil {
 		return cache.Entry{}, err
 	}

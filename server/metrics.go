@@ -30,6 +30,7 @@ type metrics struct {
 	outbound     *prometheus.CounterVec
 	submissions  *prometheus.CounterVec
 	verifies     *prometheus.CounterVec
+	apiWait      prometheus.Histogram
 }
 
 // Metric names, for docs/operators.md and the tests.
@@ -46,6 +47,7 @@ const (
 	metricSubmissions  = "lekta_submissions_total"
 	metricBuildInfo    = "lekta_build_info"
 	metricVerifies     = "lekta_verifications_total"
+	metricAPIWait      = "lekta_api_wait_seconds"
 )
 
 // Outcomes of a submission counted in lekta_submissions_total besides the
@@ -105,7 +107,18 @@ func newMetrics(s *Server, contexts func() int) *metrics {
 		outbound: prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricOutbound,
 			Help: "Every request made to audited sites, by lane (robots: each robots.txt request, redirects included; plain: each hop of the plain GET; render: every request of the browser, subresources included) and HTTP status class (2xx..5xx; none when no answer arrived; unrecorded for the render lane's subresources, whose answers the report does not keep one by one)."},
 			[]string{"lane", "status"}),
+		apiWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: metricAPIWait,
+			Help:    "For each ?wait= (and each following report page) answered with a report: from the report's end (its start plus duration_ms), or from the question when the report was older, to the answer. The time a waiting client loses between the audit and its answer.",
+			Buckets: []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}}),
 	}
+	reg.MustRegister(m.audits, m.laneDuration, m.renderStage, m.refusals, m.cacheHits, m.outbound, m.submissions, m.verifies, m.apiWait)
+	reg.MustRegister(s.gauges(contexts)...)
+	return m
+}
+
+// gauges are the metrics read at each scrape: the build, the queue's
+// depth, what runs here, and the Go runtime's and the process's own.
+func (s *Server) gauges(contexts func() int) []prometheus.Collector {
 	if contexts == nil {
 		contexts = s.Running
 	}
@@ -121,7 +134,7 @@ func newMetrics(s *Server, contexts func() int) *metrics {
 	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: metricBuildInfo,
 		Help: "Always 1; the labels say which build is running.", ConstLabels: buildInfo()})
 	build.Set(1)
-	reg.MustRegister(m.audits, m.laneDuration, m.renderStage, m.refusals, m.cacheHits, m.outbound, m.submissions, m.verifies, build,
+	return []prometheus.Collector{build,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricQueueDepth,
 			Help: "Public audits waiting to start in the shared queue, every instance's together (-1 when the queue did not answer)."}, depth),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricRunning,
@@ -131,8 +144,7 @@ func newMetrics(s *Server, contexts func() int) *metrics {
 			func() float64 { return float64(contexts()) }),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
-	return m
+	}
 }
 
 // handler serves the registry in the Prometheus text format.

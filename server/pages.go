@@ -60,6 +60,9 @@ func newPages() (*pages, error) {
 type layout struct {
 	Title   string
 	Refresh int
+	// Follow, when set, is the address the page reloads itself at once to
+	// (a request the server holds until there is news: followPage).
+	Follow  string
 	NoIndex bool
 	Data    any
 }
@@ -160,6 +163,10 @@ func (s *Server) submitForm() http.Handler {
 	})
 }
 
+// followPage is how long a running report page's reload is held for
+// news before it shows the audit's progress again.
+const followPage = 3 * time.Second
+
 // reportPage serves /r/{id}: progress while the audit runs here, else the
 // stored report.
 func (s *Server) reportPage() http.Handler {
@@ -167,11 +174,18 @@ func (s *Server) reportPage() http.Handler {
 		w.Header().Set("X-Robots-Tag", "noindex, nofollow")
 		w.Header().Set("Cache-Control", "no-store")
 		id := r.PathValue("id")
-		rep, running, err := s.lookup(r.Context(), id)
+		// The page reloads itself at ?follow, which the server holds
+		// until the report is stored or followPage passes: the report
+		// shows the moment it exists, and the steps every few seconds.
+		wait := time.Duration(0)
+		if r.URL.Query().Has("follow") {
+			wait = followPage
+		}
+		rep, running, err := s.await(r.Context(), id, wait)
 		switch {
 		case running != nil:
-			s.pages.renderPage(w, http.StatusOK, "progress", layout{Title: "Auditing…", Refresh: 2, NoIndex: true,
-				Data: s.progressView(running)})
+			s.pages.renderPage(w, http.StatusOK, "progress", layout{Title: "Auditing…", Follow: "/r/" + running.id + "?follow",
+				NoIndex: true, Data: s.progressView(running)})
 		case err != nil:
 			e := errorFor(err)
 			if e.Code == codeNotFound {

@@ -33,7 +33,7 @@ func TestFormToReport(t *testing.T) {
 	resp, b = h.do("GET", "/r/"+id, "", nil)
 	wantStatus(t, resp, b, http.StatusOK)
 	page := string(b)
-	if !strings.Contains(page, `<meta http-equiv="refresh" content="2">`) || !strings.Contains(page, `data-state="running"`) {
+	if !strings.Contains(page, `<meta http-equiv="refresh" content="0; url=/r/`+id+`?follow">`) || !strings.Contains(page, `data-state="running"`) {
 		t.Fatalf("running report page has no progress and refresh:\n%s", page)
 	}
 	// The render is held at the gate: robots.txt and the plain fetch are

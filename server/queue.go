@@ -80,6 +80,7 @@ func (s *Server) Lost(ctx context.Context, req audit.Request) (*audit.Report, er
 // ended records how an audit of the queue ended, in the metrics and the
 // one log line per audit.
 func (s *Server) ended(req audit.Request, rep *audit.Report, err error) {
+	s.cfg.Wake.Signal(req.ID) // its report is stored: its waiters read it now
 	host := hostOf(req.URL)
 	outcome := outcomeFailed
 	if rep != nil {

@@ -25,6 +25,7 @@ import (
 
 	"lekta.dev/lekta/audit"
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/wake"
 	"lekta.dev/lekta/policy"
 	"lekta.dev/lekta/records"
 )
@@ -112,6 +113,15 @@ type Config struct {
 	Verifier Verifier
 	// MaxWait caps the API's ?wait= long-poll (default DefaultMaxWait).
 	MaxWait time.Duration
+	// Wake wakes the waiters of a report (a ?wait=, the running report
+	// page) when it is stored. This process's audits signal it; the caller
+	// makes it follow other instances too (cache.RedisStore.Follow,
+	// records.DB.Follow). Nil: a hub of its own, which hears this
+	// process's audits only.
+	Wake *wake.Hub
+	// WaitFallback is how often a waiter reads the store when no news
+	// came, in case some was lost (default DefaultWaitFallback).
+	WaitFallback time.Duration
 	// ShutdownGrace is how long Shutdown lets running audits finish before
 	// it cancels them (default DefaultShutdownGrace).
 	ShutdownGrace time.Duration
@@ -180,30 +190,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Auditor == nil || cfg.Queue == nil {
 		return nil, errors.New("server: an Auditor and a Queue are required")
 	}
-	if cfg.MaxStartWait <= 0 {
-		cfg.MaxStartWait = DefaultMaxStartWait
-	}
-	if len(cfg.ClientRate) == 0 {
-		cfg.ClientRate = DefaultClientRate
-	}
-	if cfg.MaxWait <= 0 {
-		cfg.MaxWait = DefaultMaxWait
-	}
-	if cfg.ShutdownGrace <= 0 {
-		cfg.ShutdownGrace = DefaultShutdownGrace
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.SitesPerMember <= 0 {
-		cfg.SitesPerMember = DefaultSitesPerMember
-	}
-	if cfg.RunsPerHour <= 0 {
-		cfg.RunsPerHour = DefaultRunsPerHour
-	}
+	cfg.defaults()
 	if cfg.PublicURL != "" {
 		u, err := ParsePublicURL(cfg.PublicURL)
 		if err != nil {
@@ -235,6 +222,40 @@ func New(cfg Config) (*Server, error) {
 	s.mux = s.routes()
 	s.handler = secure(s.mux)
 	return s, nil
+}
+
+// defaults fills in what cfg leaves unset.
+func (cfg *Config) defaults() {
+	if cfg.MaxStartWait <= 0 {
+		cfg.MaxStartWait = DefaultMaxStartWait
+	}
+	if len(cfg.ClientRate) == 0 {
+		cfg.ClientRate = DefaultClientRate
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = DefaultMaxWait
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	if cfg.Wake == nil {
+		cfg.Wake = wake.New()
+	}
+	if cfg.WaitFallback <= 0 {
+		cfg.WaitFallback = DefaultWaitFallback
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SitesPerMember <= 0 {
+		cfg.SitesPerMember = DefaultSitesPerMember
+	}
+	if cfg.RunsPerHour <= 0 {
+		cfg.RunsPerHour = DefaultRunsPerHour
+	}
 }
 
 // Handler returns the server's routes wrapped in the security headers.

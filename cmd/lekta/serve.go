@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"lekta.dev/lekta/cache"
+	"lekta.dev/lekta/internal/wake"
 	"lekta.dev/lekta/plainget"
 	"lekta.dev/lekta/render"
 	"lekta.dev/lekta/schedule"
@@ -196,6 +197,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	scfg := serverConfig(p, cfg, sf, s.clientRate, s.proxies, logger)
 	scfg.Queue, scfg.Members, scfg.Guard = sched, p.records, p.guard
+	newsCtx, stopNews := context.WithCancel(context.WithoutCancel(ctx)) // waiters hear news until the end
+	defer stopNews()
+	scfg.Wake = followNews(newsCtx, p)
 	scfg.SitesPerMember, scfg.RunsPerHour = sf.reaudit.sites, sf.reaudit.runs
 	scfg.Policy.Reaudits = &server.ReauditPolicy{Window: sc.Window.String(), Zone: sc.Window.Loc.String(), MinInterval: sc.MinInterval}
 	srv, err := server.New(scfg)
@@ -223,6 +227,23 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	logger.Info("shutting down", "running_audits", srv.Running())
 	return errors.Join(serveErr, shutdown(hs, srv, sf.grace+storeGrace))
+}
+
+// followNews is the hub the server's waiters (?wait=, a following report
+// page) wait on, told of the reports every instance stores until ctx ends:
+// through Redis's pub/sub when the hot state is there, and through the
+// records database (PostgreSQL's NOTIFY, or the SQLite file's changes,
+// for processes sharing the data dir). The server's own audits tell it
+// directly.
+func followNews(ctx context.Context, p *parts) *wake.Hub {
+	hub := wake.New()
+	if rs, ok := p.store.(*cache.RedisStore); ok {
+		go rs.Follow(ctx, hub)
+	}
+	if p.records != nil {
+		go p.records.Follow(ctx, hub)
+	}
+	return hub
 }
 
 // serverConfig is the server's configuration from the running parts and flags.
