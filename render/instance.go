@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -23,6 +24,8 @@ type instance struct {
 	defProxy *proxy
 	peer     peerCheck
 	ua       string
+	pid      int    // the main process, leader of the browser's process group
+	profile  string // its profile directory, deleted with it
 
 	// spare holds the prepared browser contexts, up to Options.Spares.
 	spare   chan spareTab
@@ -50,16 +53,30 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start browser: %w", err)
 	}
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(b.execPath, def.addr(), b.auth.spki)...)
+	profile, err := os.MkdirTemp("", "lekta-chromium-")
+	if err != nil {
+		def.close()
+		return nil, fmt.Errorf("start browser: profile directory: %w", err)
+	}
+	opts := append(allocatorOptions(b.execPath, def.addr(), b.auth.spki), processOptions(profile)...)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	logf := func(format string, args ...any) { b.log.Debug(fmt.Sprintf(format, args...), "src", "chromedp") }
 	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithBrowserOption(
 		chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf)))
 	in := &instance{
-		b: b, ctx: bctx, defProxy: def,
+		b: b, ctx: bctx, defProxy: def, profile: profile,
 		spare:   make(chan spareTab, b.opts.Spares),
 		closing: make(chan struct{}),
 	}
-	in.cancel = func() { bcancel(); acancel() }
+	in.cancel = func() {
+		alive := in.cdp != nil && !in.dead()
+		killGroup(in.pid, alive, profile)
+		bcancel()
+		acancel()
+		if err := removeProfile(profile); err != nil {
+			b.log.Warn("delete the browser's profile", "dir", profile, "err", err)
+		}
+	}
 	fail := func(err error) (*instance, error) {
 		in.cancel()
 		def.close()
@@ -87,6 +104,7 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 	if p := in.cdp.Process(); p != nil {
 		pid = p.Pid
 	}
+	in.pid = pid
 	in.peer = newPeerCheck(pid)
 	b.log.Info("chromium started", "path", b.execPath, "product", v.Product, "pid", pid, "user_agent", ua+b.opts.UASuffix)
 

@@ -177,7 +177,8 @@ func TestBrowserRestart(t *testing.T) {
 	if err != nil || !bytes.Contains(snap.Body, []byte("rendered by script")) {
 		t.Fatalf("render after the crash: %v", err)
 	}
-	if in2 := waitSpare(t, b); in2 == in || in2.cdp.Process().Pid == pid {
+	in2 := waitSpare(t, b)
+	if in2 == in || in2.cdp.Process().Pid == pid {
 		t.Errorf("no new browser process")
 	}
 
@@ -209,4 +210,33 @@ func TestBrowserRestart(t *testing.T) {
 	if err := syscallKill0(pid); err == nil {
 		t.Errorf("the first browser process %d still runs", pid)
 	}
+	// Nothing of either browser outlives Close: no process of theirs, no
+	// profile directory (the crashed one's children are found by it).
+	for _, dir := range []string{in.profile, in2.profile} {
+		if pids := usingProfile(dir); len(pids) > 0 {
+			t.Errorf("processes %v still use the profile %s after Close", pids, dir)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("the profile %s is still there after Close: %v", dir, err)
+		}
+	}
+}
+
+// usingProfile lists the live processes whose command line names dir as
+// their profile (zombies, which hold nothing, are left out).
+func usingProfile(dir string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if bytes.Contains(cmdline, []byte("--user-data-dir="+dir+"\x00")) && !bytes.Contains(stat, []byte(") Z ")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
