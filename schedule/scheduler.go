@@ -221,8 +221,8 @@ func (s *Scheduler) openSQLite(ctx context.Context, rc *river.Config) error {
 	}
 	// River's notes on SQLite: one open connection for River's pool.
 	db.SetMaxOpenConns(1)
-	d := riversqlite.New(db)
-	if err := migrate(ctx, d); err != nil {
+	d := newSQLiteDriver(riversqlite.New(db))
+	if err := migrate(ctx, d.Driver); err != nil {
 		_ = db.Close()
 		return fmt.Errorf("prepare River's tables in %s: %w", path, err)
 	}
@@ -231,7 +231,7 @@ func (s *Scheduler) openSQLite(ctx context.Context, rc *river.Config) error {
 		_ = db.Close()
 		return fmt.Errorf("start River on %s: %w", path, err)
 	}
-	s.client, s.sqlDB, s.closer = c, db, func() { _ = db.Close() }
+	s.client, s.sqlDB, s.closer = wakingClient{client: c, driver: d}, db, func() { _ = db.Close() }
 	return nil
 }
 
