@@ -61,8 +61,10 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitFor(err), err)
 	}
 	defer p.Close()
-	// One render at most: no spare browser context competing for the CPU.
-	p.lazy.opts.NoSpare = true
+	// One render at most: no spare browser context competing for the CPU,
+	// and the browser closes once its page is read, while the audit
+	// compares and stores.
+	p.lazy.opts.NoSpare, p.lazy.once = true, true
 	prog := startProgress(stderr)
 	rep, err := auditOnce(ctx, p, target, stderr, logger, prog.step)
 	prog.stop()

@@ -16,11 +16,16 @@ import (
 // starts a browser. It is safe for concurrent use.
 type lazyBrowser struct {
 	opts render.Options
+	// once: the process renders one page (lekta audit), so the browser
+	// closes as soon as that render is read, while the audit compares and
+	// stores, and Close only waits for it to be gone.
+	once bool
 
 	mu      sync.Mutex
 	b       *render.Browser
 	closed  bool
 	warming bool // Warm was called
+	closing chan struct{} // closed once the browser a once-render closed is gone
 }
 
 // start returns the running browser, launching it on the first call; a
@@ -68,7 +73,28 @@ func (l *lazyBrowser) Render(ctx context.Context, req render.Request) (*compare.
 	if err != nil {
 		return nil, err
 	}
-	return b.Render(ctx, req)
+	snap, err := b.Render(ctx, req)
+	if l.once {
+		l.closeEarly()
+	}
+	return snap, err
+}
+
+// closeEarly closes the browser in the background after the one render
+// of a once-browser: its page is read, and nothing renders again.
+func (l *lazyBrowser) closeEarly() {
+	l.mu.Lock()
+	b := l.b
+	l.b, l.closed = nil, true
+	done := make(chan struct{})
+	l.closing = done
+	l.mu.Unlock()
+	go func() {
+		defer close(done)
+		if b != nil {
+			_ = b.Close()
+		}
+	}()
 }
 
 // UserAgent implements audit.Renderer. Before the browser runs only the
@@ -82,12 +108,16 @@ func (l *lazyBrowser) UserAgent() string {
 	return l.b.UserAgent()
 }
 
-// Close stops the browser if it was started; later starts fail.
+// Close stops the browser if it was started, or waits until the one a
+// once-render closed is gone; later starts fail.
 func (l *lazyBrowser) Close() error {
 	l.mu.Lock()
-	b := l.b
+	b, closing := l.b, l.closing
 	l.b, l.closed = nil, true
 	l.mu.Unlock()
+	if closing != nil {
+		<-closing
+	}
 	if b == nil {
 		return nil
 	}
