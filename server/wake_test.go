@@ -50,8 +50,10 @@ func untilWaiting(t *testing.T, h *harness) {
 }
 
 // wokenWithReport checks that the waiting client got the report of id,
-// having read it at most reads times: once at once, once on the news.
-func wokenWithReport(t *testing.T, h *harness, got <-chan answer, id string, before int64) {
+// having read it at most most times: once at once, once on the news (a
+// poll every 200 ms reads it five times more in the second the audit is
+// held).
+func wokenWithReport(t *testing.T, h *harness, got <-chan answer, id string, before, most int64) {
 	t.Helper()
 	var a answer
 	select {
@@ -65,8 +67,8 @@ func wokenWithReport(t *testing.T, h *harness, got <-chan answer, id string, bef
 	if r := decode[audit.Report](t, a.body); r.ID != id || r.Status != audit.StatusComplete {
 		t.Fatalf("the waiting client got report %s (%s), want %s complete", r.ID, r.Status, id)
 	}
-	if n := h.store.reports.Load() - before; n > 2 {
-		t.Errorf("the waiter read the report %d times, want 2 at most (at once, then on the news): it polled", n)
+	if n := h.store.reports.Load() - before; n > most {
+		t.Errorf("the waiter read the report %d times, want %d at most (at once, then on the news): it polled", n, most)
 	}
 }
 
@@ -93,7 +95,7 @@ func TestWaitWakesOnItsOwnAudit(t *testing.T) {
 	got := waitFor(t, h, id)
 	time.Sleep(time.Second) // a poll every 200 ms would read five times meanwhile
 	h.open()
-	wokenWithReport(t, h, got, id, before)
+	wokenWithReport(t, h, got, id, before, 2)
 }
 
 // twoInstances starts A, whose renders are gated, and B (with bOpt),
@@ -124,7 +126,7 @@ func TestWaitWakesOnAnotherInstancesAudit(t *testing.T) {
 	got := waitFor(t, b, id)
 	time.Sleep(time.Second)
 	a.open()
-	wokenWithReport(t, b, got, id, before)
+	wokenWithReport(t, b, got, id, before, 2)
 }
 
 // TestWaitWithLostNewsStillAnswers: a waiter whose news never comes (a
@@ -229,7 +231,9 @@ func TestWaitWakesOnRecordsNews(t *testing.T) {
 			got := waitFor(t, b, id)
 			time.Sleep(time.Second)
 			a.open()
-			wokenWithReport(t, b, got, id, before)
+			// The SQLite file's news is any commit: the audit's last step,
+			// written just before its report, may wake the waiter once more.
+			wokenWithReport(t, b, got, id, before, map[bool]int64{false: 3, true: 2}[pg])
 		})
 	}
 }
