@@ -53,30 +53,12 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start browser: %w", err)
 	}
-	profile, err := os.MkdirTemp("", "lekta-chromium-")
+	in, bcancel, err := b.newInstance(def)
 	if err != nil {
 		def.close()
-		return nil, fmt.Errorf("start browser: profile directory: %w", err)
+		return nil, fmt.Errorf("start browser: %w", err)
 	}
-	opts := append(allocatorOptions(b.execPath, def.addr(), b.auth.spki), processOptions(profile)...)
-	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	logf := func(format string, args ...any) { b.log.Debug(fmt.Sprintf(format, args...), "src", "chromedp") }
-	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithBrowserOption(
-		chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf)))
-	in := &instance{
-		b: b, ctx: bctx, defProxy: def, profile: profile,
-		spare:   make(chan spareTab, b.opts.Spares),
-		closing: make(chan struct{}),
-	}
-	in.cancel = func() {
-		alive := in.cdp != nil && !in.dead()
-		killGroup(in.pid, alive, profile)
-		bcancel()
-		acancel()
-		if err := removeProfile(profile); err != nil {
-			b.log.Warn("delete the browser's profile", "dir", profile, "err", err)
-		}
-	}
+	bctx := in.ctx
 	fail := func(err error) (*instance, error) {
 		in.cancel()
 		def.close()
@@ -117,6 +99,37 @@ func (b *Browser) launch(ctx context.Context) (*instance, error) {
 	go in.watch()
 	in.replenish()
 	return in, nil
+}
+
+// newInstance is the instance of a Chromium process not started yet, in
+// a profile directory of its own, whose cancel kills the process and
+// everything of it and deletes the profile (procgroup.go); bcancel
+// cancels its chromedp context alone, which ends a start under way.
+func (b *Browser) newInstance(def *proxy) (in *instance, bcancel context.CancelFunc, err error) {
+	profile, err := os.MkdirTemp("", "lekta-chromium-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("profile directory: %w", err)
+	}
+	opts := append(allocatorOptions(b.execPath, def.addr(), b.auth.spki), processOptions(profile)...)
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	logf := func(format string, args ...any) { b.log.Debug(fmt.Sprintf(format, args...), "src", "chromedp") }
+	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithBrowserOption(
+		chromedp.WithBrowserLogf(logf), chromedp.WithBrowserErrorf(logf)))
+	in = &instance{
+		b: b, ctx: bctx, defProxy: def, profile: profile,
+		spare:   make(chan spareTab, b.opts.Spares),
+		closing: make(chan struct{}),
+	}
+	in.cancel = func() {
+		alive := in.cdp != nil && !in.dead()
+		killGroup(in.pid, alive, profile)
+		bcancel()
+		acancel()
+		if err := removeProfile(profile); err != nil {
+			b.log.Warn("delete the browser's profile", "dir", profile, "err", err)
+		}
+	}
+	return in, bcancel, nil
 }
 
 // chromeVersion matches the product token of a Chromium user agent.

@@ -24,7 +24,7 @@ type lazyBrowser struct {
 	mu      sync.Mutex
 	b       *render.Browser
 	closed  bool
-	warming bool // Warm was called
+	warming bool          // Warm was called
 	closing chan struct{} // closed once the browser a once-render closed is gone
 }
 
