@@ -8,8 +8,9 @@ APT   := DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get
 # Arguments for `make run`, e.g. make run ARGS='--addr 127.0.0.1:9090'.
 ARGS  ?=
 # The build `make bench` compares today's against: the last commit before
-# the render lane's contexts were prepared off the critical path (issue 25).
-BENCH_BASE ?= 3ecb966
+# waiters were woken by the report's news instead of a 200 ms poll, and
+# before River's fetch cooldown and Chromium's own process group (issue 37).
+BENCH_BASE ?= 160fb4d
 BENCH_ARGS ?=
 # The docs SPA `make bench` audits besides testdata/site: docsify from the
 # npm registry, pinned to one version whose tarball must match the sha512
@@ -39,7 +40,8 @@ vet:
 	$(GO) vet ./...
 
 ## bench: Go benchmarks, then today's build against BENCH_BASE in one window:
-## warm audits of each kind of delayed content, throughput, cold start;
+## warm audits of each kind of delayed content (duration_ms, and through the API
+## as a client: POST then ?wait=), throughput, cold start against --dump-dom;
 ## warm audits with request records on and off (median ratio).
 bench: chromium redis postgres build bin/lekta-base bench-assets
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./...

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -22,20 +21,26 @@ type page struct {
 	kind  string
 	path  string // on http://shop.example
 	title string
+	// waitsOnSite: its late content waits for the site's answer (the
+	// SPA's fetch, answered after 300 ms), so the page has a floor that
+	// the bench measures (floor.go). Timers have none: the render lane
+	// runs the page's clock ahead.
+	waitsOnSite bool
 }
 
 var pages = []page{
-	{"static", "/delayed/static.html", "Static article | Lekta Test Shop"},
-	{"spa", "/delayed/spa.html", "spa content | Lekta Test Shop"},
-	{"timer-1500", "/delayed/timer-1500.html", "timer-1500 content | Lekta Test Shop"},
-	{"timer-4000", "/delayed/timer-4000.html", "timer-4000 content | Lekta Test Shop"},
-	{"scroll", "/delayed/scroll.html", "scroll content | Lekta Test Shop"},
-	{"big-script", "/delayed/big-script.html", "big-script content | Lekta Test Shop"},
-	{"docsify", docsifyPath, docsifyTitle},
+	{"static", "/delayed/static.html", "Static article | Lekta Test Shop", false},
+	{"spa", "/delayed/spa.html", "spa content | Lekta Test Shop", true},
+	{"timer-1500", "/delayed/timer-1500.html", "timer-1500 content | Lekta Test Shop", false},
+	{"timer-4000", "/delayed/timer-4000.html", "timer-4000 content | Lekta Test Shop", false},
+	{"scroll", "/delayed/scroll.html", "scroll content | Lekta Test Shop", false},
+	{"big-script", "/delayed/big-script.html", "big-script content | Lekta Test Shop", false},
+	{"docsify", docsifyPath, docsifyTitle, false},
 }
 
-// staticPage is the page of the throughput and cold-start runs.
-var staticPage = pages[0]
+// staticPage is the page of the throughput and cold-start runs, spaPage
+// the one of the throughput run at one renderer.
+var staticPage, spaPage = pages[0], pages[1]
 
 // bench is one run: the test site and a server of each build.
 type bench struct {
@@ -44,6 +49,8 @@ type bench struct {
 	docsDir    string // the docsify kind's site, written at start
 	base, next *server
 	flags      []string // the site's --resolve and --allow-addr
+	// floors are the measured floors of the pages that wait on the site.
+	floors map[string]time.Duration
 }
 
 func newBench(ctx context.Context, o options) (*bench, error) {
@@ -54,16 +61,24 @@ func newBench(ctx context.Context, o options) (*bench, error) {
 	site := testsite.New()
 	site.Handle(docsifyPath, http.StripPrefix(docsifyPath, http.FileServer(http.Dir(docsDir))))
 	resolve, allow := site.ResolveFlags("shop.example")
-	b := &bench{o: o, site: site, docsDir: docsDir}
+	b := &bench{o: o, site: site, docsDir: docsDir, floors: map[string]time.Duration{}}
+	for _, p := range pages {
+		if p.waitsOnSite {
+			if b.floors[p.kind], err = measureFloor(ctx, o.chromium, "http://"+site.Listener.Addr().String()+p.path, p.title, 10); err != nil {
+				b.close()
+				return nil, err
+			}
+		}
+	}
 	for _, r := range resolve {
 		b.flags = append(b.flags, "--resolve", r)
 	}
 	b.flags = append(b.flags, "--allow-addr", allow)
-	if b.base, err = startServer(ctx, "base", o.base, b.flags); err != nil {
+	if b.base, err = startServer(ctx, "base", o.base, 2, b.flags); err != nil {
 		b.close()
 		return nil, err
 	}
-	if b.next, err = startServer(ctx, "new", o.next, b.flags); err != nil {
+	if b.next, err = startServer(ctx, "new", o.next, 2, b.flags); err != nil {
 		b.close()
 		return nil, err
 	}
@@ -97,7 +112,8 @@ func caught(p page, r *report) bool {
 
 // measured is what one build did on one page.
 type measured struct {
-	times     []time.Duration
+	times     []time.Duration // the reports' duration_ms
+	answers   []answer        // as the API's client saw them
 	caught    bool
 	cpu       time.Duration // per audit
 	settledBy map[string]int
@@ -109,32 +125,13 @@ func (b *bench) warm(ctx context.Context, out io.Writer) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "page\tbase p50\tnew p50\tnew/base\tcaught base/new\tCPU-s/audit base\tnew\tnew/base\tsettled_by (new)\t\n")
 	var ratios []float64
+	api := newAPITable(out)
 	for _, p := range pages {
-		res := map[string]*measured{"base": {settledBy: map[string]int{}}, "new": {settledBy: map[string]int{}}}
-		for _, s := range []*server{b.base, b.next} { // warm-up
-			if _, err := s.audit(ctx, pageURL(p, s.name, -1)); err != nil {
-				return err
-			}
+		res, err := b.warmPage(ctx, p)
+		if err != nil {
+			return err
 		}
-		cpu0 := map[string]time.Duration{"base": b.base.cpu(), "new": b.next.cpu()}
-		for i := range b.o.rounds {
-			order := []*server{b.base, b.next}
-			if i%2 == 1 {
-				order = []*server{b.next, b.base}
-			}
-			for _, s := range order {
-				r, err := s.audit(ctx, pageURL(p, s.name, i))
-				if err != nil {
-					return err
-				}
-				m := res[s.name]
-				m.times = append(m.times, time.Duration(r.DurationMS)*time.Millisecond)
-				m.caught = (i == 0 || m.caught) && caught(p, r)
-				m.settledBy[orDash(r.Lanes.Render.SettledBy)]++
-			}
-		}
-		res["base"].cpu = (b.base.cpu() - cpu0["base"]) / time.Duration(b.o.rounds)
-		res["new"].cpu = (b.next.cpu() - cpu0["new"]) / time.Duration(b.o.rounds)
+		api.add(p, b.floors[p.kind], res["base"], res["new"])
 		bm, nm := median(res["base"].times), median(res["new"].times)
 		ratio := float64(nm) / float64(bm)
 		ratios = append(ratios, ratio)
@@ -147,42 +144,45 @@ func (b *bench) warm(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "\nmedian new/base over the pages: %.2f\n", medianF(ratios))
-	return nil
+	return api.flush()
 }
 
-// throughput runs load audits of the static page at once on each build
-// (--renderers 2), twice each, alternating, and prints audits per minute.
-func (b *bench) throughput(ctx context.Context, out io.Writer) error {
-	rates := map[string][]float64{}
-	for round := range 2 {
-		for _, s := range []*server{b.base, b.next} {
-			start := time.Now()
-			var wg sync.WaitGroup
-			errs := make(chan error, b.o.load)
-			for i := range b.o.load {
-				wg.Go(func() {
-					if _, err := s.audit(ctx, pageURL(staticPage, fmt.Sprintf("%s-load%d", s.name, round), i)); err != nil {
-						errs <- err
-					}
-				})
-			}
-			wg.Wait()
-			close(errs)
-			if err := <-errs; err != nil {
-				return err
-			}
-			rates[s.name] = append(rates[s.name], float64(b.o.load)/time.Since(start).Minutes())
+// warmPage audits p b.o.rounds times on each build, after one warm-up,
+// interleaving the builds round by round.
+func (b *bench) warmPage(ctx context.Context, p page) (map[string]*measured, error) {
+	res := map[string]*measured{"base": {settledBy: map[string]int{}}, "new": {settledBy: map[string]int{}}}
+	for _, s := range []*server{b.base, b.next} { // warm-up
+		if _, err := s.audit(ctx, pageURL(p, s.name, -1)); err != nil {
+			return nil, err
 		}
 	}
-	bt, nt := medianF(rates["base"]), medianF(rates["new"])
-	fmt.Fprintf(out, "\nthroughput, lekta serve --renderers 2, %d audits of the static page at once: base %.0f/min, new %.0f/min, new/base %.2f\n",
-		b.o.load, bt, nt, nt/bt)
-	return nil
+	cpu0 := map[string]time.Duration{"base": b.base.cpu(), "new": b.next.cpu()}
+	for i := range b.o.rounds {
+		order := []*server{b.base, b.next}
+		if i%2 == 1 {
+			order = []*server{b.next, b.base}
+		}
+		for _, s := range order {
+			a, err := s.audit(ctx, pageURL(p, s.name, i))
+			if err != nil {
+				return nil, err
+			}
+			m := res[s.name]
+			m.times = append(m.times, time.Duration(a.DurationMS)*time.Millisecond)
+			m.answers = append(m.answers, a)
+			m.caught = (i == 0 || m.caught) && caught(p, a.report)
+			m.settledBy[orDash(a.Lanes.Render.SettledBy)]++
+		}
+	}
+	res["base"].cpu = (b.base.cpu() - cpu0["base"]) / time.Duration(b.o.rounds)
+	res["new"].cpu = (b.next.cpu() - cpu0["new"]) / time.Duration(b.o.rounds)
+	return res, nil
 }
 
 // coldStart times a cold `lekta audit` of each build (a fresh data dir, so
-// nothing is cached, and no Chromium running) against a cold
-// `chromium --headless --dump-dom` of the same page, interleaved.
+// nothing is cached, and no Chromium running) against a cold --dump-dom of
+// the same page by the browser lekta renders with (the headless shell,
+// unless -chromium names another), interleaved.
 func (b *bench) coldStart(ctx context.Context, out io.Writer) error {
 	if b.o.cold <= 0 {
 		fmt.Fprintf(out, "\ncold start: skipped (-cold %d)\n", b.o.cold)
@@ -216,8 +216,9 @@ func (b *bench) coldStart(ctx context.Context, out io.Writer) error {
 		}
 	}
 	d := median(times["dump-dom"])
-	fmt.Fprintf(out, "\ncold start (new process, no Chromium running), median of %d: lekta audit base %v, new %v; chromium --dump-dom %v; new/dump-dom %.2f\n",
-		b.o.cold, median(times["base"]), median(times["new"]), d, float64(median(times["new"]))/float64(d))
+	fmt.Fprintf(out, "\ncold start (new process, no Chromium running), median of %d: lekta audit base %v, new %v, new/base %.2f; %s --dump-dom %v; new/dump-dom %.2f, base/dump-dom %.2f\n",
+		b.o.cold, median(times["base"]), median(times["new"]), float64(median(times["new"]))/float64(median(times["base"])),
+		b.o.chromium, d, float64(median(times["new"]))/float64(d), float64(median(times["base"]))/float64(d))
 	return nil
 }
 

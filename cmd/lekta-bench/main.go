@@ -9,9 +9,15 @@
 //     caught the late content (title and link in the render lane's
 //     extract), CPU seconds per audit of the whole server process tree
 //     (Chromium included), and why the new build's render stopped;
-//   - throughput of `lekta serve --renderers 2` on the static page;
+//   - the same audits as the API's client sees them (POST, then GET
+//     ?wait=): its time against the report's duration_ms, the page's own
+//     floor and the baseline, and from the POST to the audit's start;
+//   - throughput of `lekta serve --renderers 2` on the static page, each
+//     build probed meanwhile with single audits (the start and the
+//     client's time on a loaded machine), and of `--renderers 1` on the SPA;
 //   - a cold `lekta audit` (new process, no Chromium running) against a cold
-//     `chromium --headless --dump-dom` of the same page.
+//     --dump-dom of the same page by the headless shell lekta renders with;
+//   - how busy the machine was over the run.
 //
 // Ratios are the figures that count; absolute times on shared machines drift.
 package main
@@ -23,6 +29,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+
+	"lekta.dev/lekta/render"
 )
 
 func main() {
@@ -53,7 +61,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var o options
 	fs.StringVar(&o.base, "base", "", "lekta binary built from the baseline commit (required)")
 	fs.StringVar(&o.next, "new", "bin/lekta", "lekta binary of today's build")
-	fs.StringVar(&o.chromium, "chromium", "chromium", "browser binary for the cold dump-dom")
+	fs.StringVar(&o.chromium, "chromium", "", "browser binary for the cold dump-dom (default: the one lekta renders with)")
 	fs.IntVar(&o.rounds, "n", 10, "warm audits per page and build (after one warm-up)")
 	fs.IntVar(&o.load, "load", 60, "audits per throughput run")
 	fs.IntVar(&o.cold, "cold", 5, "cold runs of each command (0 skips them)")
@@ -64,6 +72,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if o.base == "" {
 		return fmt.Errorf("-base is required (make bench builds it from BENCH_BASE)")
 	}
+	var err error
+	if o.chromium, err = render.FindBrowser(o.chromium); err != nil {
+		return err
+	}
+	start := readMachine()
 	b, err := newBench(ctx, o)
 	if err != nil {
 		return err
@@ -75,5 +88,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := b.throughput(ctx, out); err != nil {
 		return err
 	}
-	return b.coldStart(ctx, out)
+	if err := b.coldStart(ctx, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n%s\n", loadLine(start))
+	return nil
 }

@@ -25,14 +25,15 @@ type server struct {
 	http *http.Client
 }
 
-// startServer starts bin serve on a free port with a fresh data dir and
-// limits lifted so the bench's audits of one host are never refused.
-func startServer(ctx context.Context, name, bin string, siteFlags []string) (*server, error) {
+// startServer starts bin serve with renderers audits at a time on a free
+// port with a fresh data dir and limits lifted so the bench's audits of
+// one host are never refused.
+func startServer(ctx context.Context, name, bin string, renderers int, siteFlags []string) (*server, error) {
 	dir, err := os.MkdirTemp("", "lekta-bench-"+name+"-")
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--renderers", "2",
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--renderers", strconv.Itoa(renderers),
 		"--queue", "1024", "--rate", "1000000/1m", "--per-host-concurrency", "64",
 		"--client-rate", "1000000/1m", "--contact", "bench@lekta.invalid"}, siteFlags...)
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -82,10 +83,11 @@ func (s *server) stop() {
 
 // report is the part of a lekta report the bench reads.
 type report struct {
-	ID         string `json:"id"`
-	Status     string `json:"status"`
-	Reason     string `json:"reason"`
-	DurationMS int64  `json:"duration_ms"`
+	ID         string    `json:"id"`
+	Status     string    `json:"status"`
+	Reason     string    `json:"reason"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
 	Lanes      struct {
 		Render struct {
 			DurationMS int64  `json:"duration_ms"`
@@ -102,8 +104,26 @@ type link struct {
 	Href string `json:"href"`
 }
 
-// audit submits url and waits for its report.
-func (s *server) audit(ctx context.Context, url string) (*report, error) {
+// answer is one audit as a client of the API sees it.
+type answer struct {
+	*report
+	// client is from sending the POST to reading the report, what the
+	// client waits; lag from sending the POST to the audit's start.
+	client, lag time.Duration
+}
+
+// audit submits url as an API client does, POST then GET ?wait=, and
+// returns the report with the client's times.
+func (s *server) audit(ctx context.Context, url string) (answer, error) {
+	sent := time.Now()
+	r, err := s.submitAndWait(ctx, url)
+	if err != nil {
+		return answer{}, err
+	}
+	return answer{report: r, client: time.Since(sent), lag: r.StartedAt.Sub(sent)}, nil
+}
+
+func (s *server) submitAndWait(ctx context.Context, url string) (*report, error) {
 	body, _ := json.Marshal(map[string]string{"url": url})
 	req, _ := http.NewRequestWithContext(ctx, "POST", s.base+"/api/v1/audits", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
