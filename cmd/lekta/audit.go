@@ -56,15 +56,15 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitNotRun, err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// One render at most: no spare browser context competing for the CPU;
+	// the browser closes once its page is read, while the audit compares
+	// and stores; and it starts while a new data dir's store is made.
+	cfg.oneRender = true
 	p, err := cfg.open(ctx, logger)
 	if err != nil {
 		return exitWith(exitFor(err), err)
 	}
 	defer p.Close()
-	// One render at most: no spare browser context competing for the CPU,
-	// and the browser closes once its page is read, while the audit
-	// compares and stores.
-	p.lazy.opts.NoSpare, p.lazy.once = true, true
 	prog := startProgress(stderr)
 	rep, err := auditOnce(ctx, p, target, stderr, logger, prog.step)
 	prog.stop()

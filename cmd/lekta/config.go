@@ -5,7 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -52,6 +55,11 @@ type config struct {
 	// renderSpares is how many browser contexts the browser keeps
 	// prepared: serve's --renderers (render.Options.Spares).
 	renderSpares int
+	// oneRender: the process renders one page at most (lekta audit): no
+	// spare context, the browser closes once its page is read, and it
+	// starts while a store that does not exist yet is made (such a store
+	// has nothing cached to answer from).
+	oneRender bool
 
 	redisURL     string
 	redisCluster bool
@@ -210,7 +218,12 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 		return nil, err
 	}
 	p := &parts{identity: c.recordsFlags.identity(), guard: g, limits: l}
+	p.lazy = c.lazyBrowser(g, p.identity, logger)
+	if c.oneRender && c.storeIsNew() {
+		p.lazy.Warm()
+	}
 	if p.records, err = c.openRecords(ctx, c.getenv); err != nil {
+		_ = p.lazy.Close()
 		return nil, err
 	}
 	if c.redisURL == "" {
@@ -221,15 +234,11 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 		p.store, err = cache.NewRedisStore(ctx, c.redisURL, p.records, l, cache.RedisOptions{Prefix: c.redisPrefix, Cluster: c.redisCluster, Logger: logger})
 	}
 	if err != nil {
+		_ = p.lazy.Close()
 		_ = p.records.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	p.sweep.records, p.sweep.logger, p.sweep.requestTTL = p.records, logger, c.requestTTL
-	p.lazy = &lazyBrowser{opts: render.Options{
-		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
-		UASuffix: p.identity.RenderSuffix(), Logger: logger, Budget: c.renderBudget,
-		Spares: c.renderSpares, NoSourceMaps: c.noSourceMaps,
-	}}
 	ac := audit.Config{
 		Guard: g, Renderer: p.lazy, Store: p.store, Token: p.identity.Token,
 		PlainUA: p.identity.PlainUA(), Timeout: c.timeout, LeaseTTL: l.LeaseTTL, Logger: logger,
@@ -248,6 +257,29 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 		return nil, err
 	}
 	return p, nil
+}
+
+// lazyBrowser is the render lane's browser, started on first use.
+func (c *config) lazyBrowser(g *policy.Guard, id policy.Identity, logger *slog.Logger) *lazyBrowser {
+	return &lazyBrowser{once: c.oneRender, opts: render.Options{
+		ExecPath: c.chromium, Dial: g.DialContext, CheckURL: g.CheckURL,
+		UASuffix: id.RenderSuffix(), Logger: logger, Budget: c.renderBudget,
+		Spares: c.renderSpares, NoSourceMaps: c.noSourceMaps, NoSpare: c.oneRender,
+	}}
+}
+
+// storeIsNew reports whether the store is an SQLite file that does not
+// exist yet, and so holds nothing to answer from (Redis might).
+func (c *config) storeIsNew() bool {
+	if c.redisURL != "" {
+		return false
+	}
+	rc, err := c.databaseFlags.config(c.getenv)
+	if err != nil || rc.DataDir == "" {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(rc.DataDir, records.FileName))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // start is open followed by startBrowser, for serve, which needs the
