@@ -56,9 +56,11 @@ func runAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(exitNotRun, err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	// One render at most: no spare browser context competing for the CPU;
-	// the browser closes once its page is read, while the audit compares
-	// and stores; and it starts while a new data dir's store is made.
+	// One render at most: no spare browser context competing for the CPU,
+	// and the browser closes once its page is read, while the audit
+	// compares and stores. It starts only once the store has said that
+	// this process runs the audit: a cached, joined or refused answer
+	// needs no browser, even on a data dir another process is making.
 	cfg.oneRender = true
 	p, err := cfg.open(ctx, logger)
 	if err != nil {

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -56,9 +53,7 @@ type config struct {
 	// prepared: serve's --renderers (render.Options.Spares).
 	renderSpares int
 	// oneRender: the process renders one page at most (lekta audit): no
-	// spare context, the browser closes once its page is read, and it
-	// starts while a store that does not exist yet is made (such a store
-	// has nothing cached to answer from).
+	// spare context, and the browser closes once its page is read.
 	oneRender bool
 
 	redisURL     string
@@ -219,9 +214,6 @@ func (c *config) open(ctx context.Context, logger *slog.Logger) (*parts, error) 
 	}
 	p := &parts{identity: c.recordsFlags.identity(), guard: g, limits: l}
 	p.lazy = c.lazyBrowser(g, p.identity, logger)
-	if c.oneRender && c.storeIsNew() {
-		p.lazy.Warm()
-	}
 	if p.records, err = c.openRecords(ctx, c.getenv); err != nil {
 		_ = p.lazy.Close()
 		return nil, err
@@ -266,20 +258,6 @@ func (c *config) lazyBrowser(g *policy.Guard, id policy.Identity, logger *slog.L
 		UASuffix: id.RenderSuffix(), Logger: logger, Budget: c.renderBudget,
 		Spares: c.renderSpares, NoSourceMaps: c.noSourceMaps, NoSpare: c.oneRender,
 	}}
-}
-
-// storeIsNew reports whether the store is an SQLite file that does not
-// exist yet, and so holds nothing to answer from (Redis might).
-func (c *config) storeIsNew() bool {
-	if c.redisURL != "" {
-		return false
-	}
-	rc, err := c.databaseFlags.config(c.getenv)
-	if err != nil || rc.DataDir == "" {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(rc.DataDir, records.FileName))
-	return errors.Is(err, fs.ErrNotExist)
 }
 
 // start is open followed by startBrowser, for serve, which needs the
