@@ -95,6 +95,10 @@ func (k keyspace) report(id string) string { return k.prefix + "report:" + id }
 // done is the pub/sub channel that Complete of id publishes on.
 func (k keyspace) done(host, id string) string { return k.prefix + "{" + host + "}" + doneInfix + id }
 
+// doneAll is the pattern of every done channel under the prefix, for one
+// PSUBSCRIBE to all of them (RedisStore.Follow).
+func (k keyspace) doneAll() string { return k.prefix + "{*}" + doneInfix + "*" }
+
 // doneInfix separates a done channel's host from its report id.
 const doneInfix = ":done:"
 

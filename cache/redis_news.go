@@ -24,7 +24,7 @@ type Sink interface {
 // so every subscription after the first (go-redis resubscribes on its own
 // after a broken connection) wakes every waiter.
 func (s *RedisStore) Follow(ctx context.Context, sink Sink) {
-	ps := s.client.PSubscribe(ctx, s.keys.prefix+"{*}:done:*")
+	ps := s.client.PSubscribe(ctx, s.keys.doneAll())
 	defer ps.Close()
 	msgs := ps.ChannelWithSubscriptions()
 	subscribed := false

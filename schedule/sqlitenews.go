@@ -35,7 +35,7 @@ func (d *sqliteDriver) GetListener(p *riverdriver.GetListenenerParams) riverdriv
 
 // wake makes the listener read its table now; a wake while it reads is
 // kept for its next wait.
-func (d *sqliteDriver) wake() { (&wokenListener{woken: d.inserted}).rewake() }
+func (d *sqliteDriver) wake() { nudge(d.inserted) }
 
 // wokenListener is a listener whose wait between two reads of the
 // notification table ends early when woken.
@@ -70,15 +70,15 @@ func (l *wokenListener) WaitForNotification(ctx context.Context) (*riverdriver.N
 		if err != nil && ctx.Err() == nil {
 			continue // woken: read the table now
 		}
-		l.rewake()
+		nudge(l.woken) // keep it for the next wait
 		return n, err
 	}
 }
 
-// rewake puts back a wake that came as the wait returned.
-func (l *wokenListener) rewake() {
+// nudge leaves a wake in woken unless one is there already.
+func nudge(woken chan<- struct{}) {
 	select {
-	case l.woken <- struct{}{}:
+	case woken <- struct{}{}:
 	default:
 	}
 }
