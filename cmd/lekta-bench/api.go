@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -27,7 +27,7 @@ func newAPITable(out io.Writer) *apiTable {
 
 // add is one page's row.
 func (t *apiTable) add(p page, pageFloor time.Duration, base, next *measured) {
-	bc, nc := clientTimes(base.answers), clientTimes(next.answers)
+	bc, nc := pick(base.answers, clientTime), pick(next.answers, clientTime)
 	floor, perFloor := "-", "-"
 	if pageFloor > 0 {
 		floor = pageFloor.String()
@@ -36,7 +36,7 @@ func (t *apiTable) add(p page, pageFloor time.Duration, base, next *measured) {
 	fmt.Fprintf(t.tw, "%s\t%v\t%v\t%.2f\t%.2f\t%.2f\t%v\t%v\t%s\t%s\t\n", p.kind,
 		median(bc), median(nc), float64(median(nc))/float64(median(bc)),
 		perDuration(base.answers), perDuration(next.answers),
-		median(lags(base.answers)), median(lags(next.answers)), floor, perFloor)
+		median(pick(base.answers, lag)), median(pick(next.answers, lag)), floor, perFloor)
 }
 
 func (t *apiTable) flush() error {
@@ -44,21 +44,17 @@ func (t *apiTable) flush() error {
 	return t.tw.Flush()
 }
 
-func clientTimes(as []answer) []time.Duration {
+// pick is one time of each answer.
+func pick(as []answer, of func(answer) time.Duration) []time.Duration {
 	out := make([]time.Duration, len(as))
 	for i, a := range as {
-		out[i] = a.client
+		out[i] = of(a)
 	}
 	return out
 }
 
-func lags(as []answer) []time.Duration {
-	out := make([]time.Duration, len(as))
-	for i, a := range as {
-		out[i] = a.lag
-	}
-	return out
-}
+func clientTime(a answer) time.Duration { return a.client }
+func lag(a answer) time.Duration        { return a.lag }
 
 // perDuration is the median of each audit's client time over its
 // duration_ms.
@@ -111,24 +107,6 @@ func loadLine(start machine) string {
 	if d := end.total - start.total; d > 0 {
 		busy = (end.busy - start.busy) / d
 	}
-	cores := 0
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		cores = strings.Count(string(b), "\nprocessor") + boolInt(strings.HasPrefix(string(b), "processor"))
-	}
 	return fmt.Sprintf("machine: %d cores, %.0f%% busy over the run (the bench's own work included); load average (1, 5, 15 min) %s at the start, %s at the end",
-		cores, 100*busy, start.load, end.load)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// sortedCopy sorts a copy of ds, for percentiles.
-func sortedCopy(ds []time.Duration) []time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s
+		runtime.NumCPU(), 100*busy, start.load, end.load)
 }

@@ -30,9 +30,10 @@ const floorScript = `(() => {
 // measureFloor loads url n times, each in a new browser context of one
 // warm browser (execPath), and returns the median time to title.
 func measureFloor(ctx context.Context, execPath, url, title string, n int) (time.Duration, error) {
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(execPath), chromedp.NoSandbox,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-gpu", true))
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(execPath))
+	for _, f := range quietFlags {
+		opts = append(opts, chromedp.Flag(f, true))
+	}
 	actx, cancel := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancel()
 	bctx, cancel := chromedp.NewContext(actx)

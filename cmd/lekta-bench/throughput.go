@@ -27,7 +27,7 @@ func (b *bench) throughput(ctx context.Context, out io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(out, "  %s, single audits of the static page while the other build carried the load (%d): POST→start p50 %v, p90 %v; client p50 %v, client/duration_ms %.2f\n",
-			name, len(as), median(lags(as)), p90(lags(as)), median(clientTimes(as)), perDuration(as))
+			name, len(as), median(pick(as, lag)), p90(pick(as, lag)), median(pick(as, clientTime)), perDuration(as))
 	}
 	one := [2]*server{}
 	for i, c := range []struct{ name, bin string }{{"base", b.o.base}, {"new", b.o.next}} {
@@ -117,9 +117,4 @@ func probeWhile(ctx context.Context, s *server, tag string) (stop func() []answe
 		cancel()
 		return <-done
 	}
-}
-
-func p90(ds []time.Duration) time.Duration {
-	s := sortedCopy(ds)
-	return s[len(s)*9/10].Round(time.Millisecond)
 }
